@@ -1,0 +1,51 @@
+import { ServiceError } from "../errors/catalogue.js";
+
+/** Deepest JSON nesting accepted in any body; far above what the contract needs, far below what breaks a parser. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Measures nesting over the raw text before parsing, so that absurdly deep input is refused before it reaches
+ * JSON.parse, valibot, msgpackr or structuredClone (each recurses and throws RangeError near 10,000 levels).
+ */
+export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c /* \ */) index++;
+      else if (code === 0x22 /* " */) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+/** `Content-Type: application/json`, parameters such as `; charset=utf-8` allowed. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
+  return mediaType === "application/json";
+}
+
+/** Decodes and parses a JSON body, answering the contract's 400s for anything a client got wrong. */
+export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined): unknown {
+  if (!isJsonContentType(contentType)) throw new ServiceError("UNSUPPORTED_CONTENT_TYPE");
+  if (!body || body.length === 0) throw new ServiceError("MALFORMED_JSON", "The request body is empty.");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    throw new ServiceError("MALFORMED_JSON", "The request body is not valid UTF-8.");
+  }
+  if (exceedsJsonDepth(text)) {
+    throw new ServiceError("INVALID_BODY", `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ServiceError("MALFORMED_JSON", `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,152 @@
+import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import { newFeatureId } from "../tenancy/identifiers.js";
+import type { EnvironmentRecord } from "../tenancy/records.js";
+import { TenancyRepository } from "../tenancy/tenancy-repository.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry } from "./records.js";
+
+export interface FeatureChanges {
+  description?: string | null;
+  link?: string | null;
+  stage?: string | null;
+  optInEnabled?: boolean;
+  usageEvents?: string[];
+}
+
+/** A live feature with its rules in one environment: what evaluation and `GET /features` need. */
+export interface EnvironmentFeature {
+  feature: FeatureRecord;
+  state: EnvironmentFeatureState;
+}
+
+/**
+ * Features (per app) and their targeting/config (per environment), with every version kept. Every change bumps
+ * the `flagStateVersion` of each environment it shows in, in the same transaction.
+ */
+export class FeatureRepository {
+  private readonly tenancy: TenancyRepository;
+
+  constructor(private readonly store: KvStore) {
+    this.tenancy = new TenancyRepository(store);
+  }
+
+  private get features() {
+    return this.store.table<FeatureRecord>("features");
+  }
+  private get featureIds() {
+    return this.store.table<string>("features");
+  }
+  private get states() {
+    return this.store.table<EnvironmentFeatureState>("targeting");
+  }
+  private get history() {
+    return this.store.table<HistoryEntry>("history");
+  }
+
+  getFeature(appId: string, featureKey: string): FeatureRecord | undefined {
+    const feature = this.features.get(key(appId, "key", featureKey));
+    return feature && !feature.archivedAt ? feature : undefined;
+  }
+
+  getFeatureById(appId: string, featureId: string): FeatureRecord | undefined {
+    const featureKey = this.featureIds.get(key(appId, "id", featureId));
+    return featureKey === undefined ? undefined : this.getFeature(appId, featureKey);
+  }
+
+  listFeatures(appId: string): FeatureRecord[] {
+    const live: FeatureRecord[] = [];
+    for (const { value } of this.features.range(prefixRange(appId, "key"))) if (!value.archivedAt) live.push(value);
+    return live;
+  }
+
+  /** Every live feature of the environment's app with its rules there, in key order. */
+  listEnvironmentFeatures(environment: EnvironmentRecord): EnvironmentFeature[] {
+    return this.listFeatures(environment.appId).map((feature) => ({
+      feature,
+      state: this.states.get(key(environment.id, feature.key)) ?? UNTARGETED,
+    }));
+  }
+
+  /** Creates or updates a feature; an archived one with the same key comes back to life with a new id. */
+  async putFeature(appId: string, featureKey: string, changes: FeatureChanges, now = new Date()): Promise<FeatureRecord | undefined> {
+    return this.store.write(() => {
+      const app = this.tenancy.getApp(appId);
+      if (!app) return undefined;
+      const existing = this.features.get(key(appId, "key", featureKey));
+      const base: FeatureRecord =
+        existing && !existing.archivedAt
+          ? existing
+          : {
+              id: newFeatureId(),
+              key: featureKey,
+              description: null,
+              link: null,
+              stage: null,
+              createdAt: now.toISOString(),
+              optInEnabled: false,
+              usageEvents: [],
+              archivedAt: null,
+            };
+      const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
+      this.features.put(key(appId, "key", featureKey), feature);
+      this.featureIds.put(key(appId, "id", feature.id), featureKey);
+      this.tenancy.bumpFlagStateVersions(app.environmentIds);
+      return feature;
+    });
+  }
+
+  /** Archives a feature: it disappears from every environment's answers. False when there was none. */
+  async archiveFeature(appId: string, featureKey: string, now = new Date()): Promise<boolean> {
+    return this.store.write(() => {
+      const app = this.tenancy.getApp(appId);
+      const existing = this.features.get(key(appId, "key", featureKey));
+      if (!app || !existing || existing.archivedAt) return false;
+      this.features.put(key(appId, "key", featureKey), { ...existing, archivedAt: now.toISOString() });
+      this.featureIds.remove(key(appId, "id", existing.id));
+      for (const environmentId of app.environmentIds) this.states.remove(key(environmentId, featureKey));
+      this.tenancy.bumpFlagStateVersions(app.environmentIds);
+      return true;
+    });
+  }
+
+  /**
+   * Replaces the targeting rules or config variants of a feature in one environment. Resolves with the new state
+   * and flagStateVersion, or undefined when the environment or feature does not exist.
+   */
+  async putRules(
+    environmentId: string,
+    featureKey: string,
+    kind: "targeting" | "config",
+    list: unknown[],
+    now = new Date(),
+  ): Promise<{ state: EnvironmentFeatureState; flagStateVersion: number } | undefined> {
+    return this.store.write(() => {
+      const environment = this.tenancy.getEnvironment(environmentId);
+      if (!environment || !this.getFeature(environment.appId, featureKey)) return undefined;
+      const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
+      const state: EnvironmentFeatureState =
+        kind === "targeting"
+          ? { ...current, targeting: { version: current.targeting.version + 1, rules: list } }
+          : { ...current, config: { version: current.config.version + 1, variants: list } };
+      const version = kind === "targeting" ? state.targeting.version : state.config.version;
+      const entry: HistoryEntry =
+        kind === "targeting"
+          ? { kind, version, rules: list, at: now.toISOString() }
+          : { kind, version, variants: list, at: now.toISOString() };
+      this.states.put(key(environmentId, featureKey), state);
+      this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
+      const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+      return { state, flagStateVersion };
+    });
+  }
+
+  /** Every saved version of a feature's targeting and config in an environment, oldest first per kind. */
+  listHistory(environmentId: string, featureKey: string): HistoryEntry[] {
+    return [...this.history.range(prefixRange(environmentId, featureKey))].map((entry) => entry.value);
+  }
+}
+
+function definedOnly(changes: FeatureChanges): Partial<FeatureRecord> {
+  const out: Partial<FeatureRecord> = {};
+  for (const [name, value] of Object.entries(changes)) if (value !== undefined) (out as Record<string, unknown>)[name] = value;
+  return out;
+}

@@ -1,0 +1,43 @@
+/** App-level facts about a feature; targeting and config live per environment. */
+export interface FeatureRecord {
+  id: string;
+  key: string;
+  description: string | null;
+  link: string | null;
+  stage: string | null;
+  createdAt: string;
+  optInEnabled: boolean;
+  /** Extra event names that count as usage of this feature (analytics). */
+  usageEvents: string[];
+  archivedAt: string | null;
+}
+
+/** Stored exactly as saved: the rule trees are opaque here and validated before they reach the store. */
+export interface TargetingState {
+  version: number;
+  rules: unknown[];
+}
+
+export interface ConfigState {
+  version: number;
+  variants: unknown[];
+}
+
+/** A feature's rules in one environment. */
+export interface EnvironmentFeatureState {
+  targeting: TargetingState;
+  config: ConfigState;
+}
+
+export interface HistoryEntry {
+  kind: "targeting" | "config";
+  version: number;
+  rules?: unknown[];
+  variants?: unknown[];
+  at: string;
+}
+
+export const UNTARGETED: EnvironmentFeatureState = Object.freeze({
+  targeting: Object.freeze({ version: 0, rules: [] }),
+  config: Object.freeze({ version: 0, variants: [] }),
+}) as EnvironmentFeatureState;

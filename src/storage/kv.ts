@@ -1,0 +1,105 @@
+/**
+ * The storage seam. Everything above it speaks this interface; `lmdb-store.ts` implements it over LMDB and
+ * `native-free/storage/` implements it in pure JavaScript. Both must pass `kv.contract.ts`.
+ *
+ * Keys are strings compared by their UTF-8 bytes (LMDB's order). Composite keys are built with `key()` so that a
+ * prefix scan (`prefixRange`) finds exactly the keys that start with the given parts. Values are any
+ * msgpack-encodable value; stores encode them with msgpackr.
+ */
+export interface KvEntry<V> {
+  key: string;
+  value: V;
+}
+
+export interface RangeOptions {
+  /** Inclusive lower bound. */
+  start?: string;
+  /** Exclusive upper bound. */
+  end?: string;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/** One named table. Reads are synchronous and see committed data (and, inside `write`, the transaction's own). */
+export interface KvTable<V = unknown> {
+  get(key: string): V | undefined;
+  range(options: RangeOptions): Iterable<KvEntry<V>>;
+  /** Only inside `KvStore.write`. */
+  put(key: string, value: V): void;
+  /** Only inside `KvStore.write`. */
+  remove(key: string): void;
+}
+
+export type DurabilityMode = "commit" | "flush";
+
+export interface KvStore {
+  readonly kind: "lmdb" | "log";
+  table<V = unknown>(name: TableName): KvTable<V>;
+  /**
+   * Runs `apply` in one atomic write transaction, serialised with every other writer (other threads and processes
+   * included for LMDB). Writes from calls made in the same event-loop turn share one commit (group commit). The
+   * promise resolves after the commit — and after the data is flushed to disk when durability is `flush`.
+   * `apply` must not throw: validate before writing. If it does throw, the promise rejects.
+   */
+  write<T>(apply: () => T): Promise<T>;
+  /** Makes later reads see the latest commit of other threads/processes at once (LMDB renews its snapshot lazily). */
+  refresh(): void;
+  close(): Promise<void>;
+}
+
+export interface KvStoreOptions {
+  /** Directory holding the data. */
+  path: string;
+  durability: DurabilityMode;
+}
+
+/** Every table the service keeps. */
+export const TABLES = [
+  "meta",
+  "apps",
+  "environments",
+  "keys",
+  "features",
+  "targeting",
+  "history",
+  "users",
+  "companies",
+  "memberships",
+  "events",
+  "featureEvents",
+  "feedback",
+  "promptEvents",
+  "optIns",
+  "counters",
+  "aggregates",
+] as const;
+export type TableName = (typeof TABLES)[number];
+
+const SEPARATOR = "\u0000";
+const AFTER_SEPARATOR = "\u0001";
+
+/** A composite key. Parts must not contain U+0000 except the last one. */
+export function key(...parts: (string | number)[]): string {
+  return parts.join(SEPARATOR);
+}
+
+/** Bounds selecting every key that starts with `parts` followed by a separator. */
+export function prefixRange(...parts: (string | number)[]): { start: string; end: string } {
+  const prefix = parts.join(SEPARATOR);
+  return { start: prefix + SEPARATOR, end: prefix + AFTER_SEPARATOR };
+}
+
+/** The last part of a composite key. */
+export function lastKeyPart(compositeKey: string): string {
+  return compositeKey.slice(compositeKey.lastIndexOf(SEPARATOR) + 1);
+}
+
+/** Zero-padded so that sequence numbers sort as strings in numeric order. */
+export function sequenceKeyPart(sequence: number): string {
+  return sequence.toString().padStart(16, "0");
+}
+
+/** Compares two keys by their UTF-8 bytes, LMDB's order. */
+export function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}

@@ -1,0 +1,77 @@
+import { mkdirSync } from "node:fs";
+import { open, type Database, type RootDatabase } from "lmdb";
+import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
+
+/** Grows on demand; LMDB reserves address space, not disk. */
+const MAP_SIZE = 64 * 1024 ** 3;
+
+class LmdbTable<V> implements KvTable<V> {
+  constructor(private readonly db: Database<V, string>) {}
+
+  get(key: string): V | undefined {
+    return this.db.get(key);
+  }
+
+  *range(options: RangeOptions): Iterable<KvEntry<V>> {
+    for (const { key, value } of this.db.getRange(options)) yield { key, value };
+  }
+
+  put(key: string, value: V): void {
+    // Inside a transaction callback putSync writes into the current transaction.
+    this.db.putSync(key, value);
+  }
+
+  remove(key: string): void {
+    this.db.removeSync(key);
+  }
+}
+
+/** The LMDB implementation of the storage seam: one environment, one named database per table, msgpack values. */
+export class LmdbStore implements KvStore {
+  readonly kind = "lmdb" as const;
+  private readonly root: RootDatabase;
+  private readonly tables = new Map<TableName, LmdbTable<unknown>>();
+
+  constructor(private readonly options: KvStoreOptions) {
+    mkdirSync(options.path, { recursive: true });
+    this.root = open({
+      path: options.path,
+      maxDbs: TABLES.length + 4,
+      mapSize: MAP_SIZE,
+      // lmdb's msgpack encoding is msgpackr; structures stay off so records decode without shared state.
+      encoding: "msgpack",
+      sharedStructuresKey: undefined,
+    });
+    for (const name of TABLES) {
+      const db = this.root.openDB<unknown, string>({ name, encoding: "msgpack", keyEncoding: "ordered-binary" });
+      this.tables.set(name, new LmdbTable(db));
+    }
+  }
+
+  table<V = unknown>(name: TableName): KvTable<V> {
+    return this.tables.get(name) as KvTable<V>;
+  }
+
+  async write<T>(apply: () => T): Promise<T> {
+    // A throw inside lmdb-js's batched transaction callback does not roll back what the callback wrote, and the
+    // batch may hold other requests' writes; a nested transactionSync is a child transaction that aborts alone.
+    const outcome = await this.root.transaction(() => {
+      try {
+        return { ok: true as const, value: this.root.transactionSync(apply) };
+      } catch (error) {
+        return { ok: false as const, error };
+      }
+    });
+    if (!outcome.ok) throw outcome.error;
+    if (this.options.durability === "flush") await this.root.flushed;
+    return outcome.value;
+  }
+
+  refresh(): void {
+    this.root.resetReadTxn();
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+}

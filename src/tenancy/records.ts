@@ -1,0 +1,31 @@
+import type { KeyKind } from "./identifiers.js";
+
+export interface AppRecord {
+  id: string;
+  name: string;
+  trackingKeyHint: string;
+  defaultEnvironmentId: string;
+  environmentIds: string[];
+  createdAt: string;
+}
+
+export interface EnvironmentRecord {
+  id: string;
+  appId: string;
+  name: string;
+  createdAt: string;
+  /** Grows by one on every change of any feature visible in this environment. */
+  flagStateVersion: number;
+  publishableKeyDigest: string;
+  publishableKeyHint: string;
+  secretKeyDigest: string;
+  secretKeyHint: string;
+}
+
+/** The `keys` table maps a key's digest to what it unlocks. */
+export interface KeyRecord {
+  kind: KeyKind;
+  appId: string;
+  /** For a tracking key: the app's default environment at the time of lookup is used instead. */
+  environmentId: string;
+}
