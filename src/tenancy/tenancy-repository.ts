@@ -43,6 +43,10 @@ export class TenancyRepository {
     return this.environments.get(key(environmentId));
   }
 
+  listEnvironments(): EnvironmentRecord[] {
+    return [...this.environments.range({})].map((entry) => entry.value);
+  }
+
   lookupKey(digest: string): KeyRecord | undefined {
     return this.keys.get(key(digest));
   }

@@ -1,0 +1,67 @@
+import { ServiceError } from "../errors/catalogue.js";
+import type { Logger } from "../observability/logger.js";
+import { authenticate, type AuthContext } from "./auth.js";
+import { preflight, withCors } from "./cors.js";
+import { errorFor, errorResponse } from "./responses.js";
+import type { RouteContext, RouteResult, RouteSpec } from "./route.js";
+import type { Router } from "./router.js";
+import { isStreamResponse, type ApiCore, type ApiRequest, type ApiResponse, type RouteDecision } from "./types.js";
+
+export interface CoreServices {
+  auth: AuthContext;
+  log: Logger;
+  /** Whether the service is shutting down: new work is refused with a retryable 503. */
+  isDraining(): boolean;
+}
+
+function toErrorResponse(error: unknown, log: Logger, request: ApiRequest): ApiResponse {
+  if (error instanceof ServiceError) return errorResponse(error);
+  log.error("request failed", { method: request.method, path: request.path, error: String((error as Error)?.stack ?? error) });
+  return errorFor("INTERNAL");
+}
+
+/** The transport-free API: routing, authentication, CORS, and the error envelope around every handler. */
+export function createApiCore<S extends CoreServices>(services: S, router: Router<RouteSpec<S>>): ApiCore {
+  const notFound: RouteDecision = {
+    bodyLimit: 0,
+    handle: (request) => withCors(errorFor("ROUTE_NOT_FOUND", `No route for ${request.method} ${request.path}.`), request.headers.origin),
+  };
+  const preflightDecision: RouteDecision = { bodyLimit: 0, handle: (request) => preflight(request.headers.origin) };
+
+  function decisionFor(spec: RouteSpec<S>, params: Record<string, string>): RouteDecision {
+    return {
+      bodyLimit: spec.bodyLimit,
+      handle(request) {
+        const origin = spec.cors ? request.headers.origin : undefined;
+        const finish = (result: RouteResult): RouteResult => (isStreamResponse(result) ? result : withCors(result, origin));
+        const fail = (error: unknown): ApiResponse => withCors(toErrorResponse(error, services.log, request), origin);
+        try {
+          if (services.isDraining() && spec.access !== "public") throw new ServiceError("SHUTTING_DOWN", undefined, undefined, 1);
+          const principal = authenticate(services.auth, request, spec.access, params);
+          const context: RouteContext<S> = { request, params, principal, services };
+          const result = spec.handle(context);
+          return result instanceof Promise ? result.then(finish, fail) : finish(result);
+        } catch (error) {
+          return fail(error);
+        }
+      },
+    };
+  }
+
+  return {
+    decide(method, path) {
+      if (method === "OPTIONS") return preflightDecision;
+      let match;
+      try {
+        match = router.match(method, path);
+      } catch (error) {
+        return { bodyLimit: 0, handle: (request) => toErrorResponse(error, services.log, request) };
+      }
+      if (!match || match === "methodMismatch") return notFound;
+      return decisionFor(match.route, match.params);
+    },
+    reject(code, request) {
+      return withCors(errorFor(code), request.headers.origin);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { startService } from "../main.js";
+import { AdminClient } from "./admin-client.js";
+
+const USAGE = `switchyard — feature access and usage tracking
+
+  switchyard serve [--native-free]                 run the service (configured by SWITCHYARD_* variables)
+
+Management (talks to a running service; --url defaults to http://127.0.0.1:$SWITCHYARD_PORT, the token to
+SWITCHYARD_ADMIN_TOKEN or the one in $SWITCHYARD_DATA_DIR/admin-token):
+  switchyard apps list | apps create NAME | apps show APP_ID
+  switchyard envs create APP_ID NAME
+  switchyard keys rotate ENV_ID publishable|secret
+  switchyard features list APP_ID
+  switchyard features put APP_ID KEY [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
+  switchyard features archive APP_ID KEY
+  switchyard features show ENV_ID KEY
+  switchyard targeting set ENV_ID KEY FILE.json    (FILE holds {"rules": [...]})
+  switchyard config set ENV_ID KEY FILE.json       (FILE holds {"variants": [...]})
+  switchyard history ENV_ID KEY
+  switchyard users show ENV_ID USER_ID | companies show ENV_ID COMPANY_ID
+  switchyard events|feature-events|feedback|prompt-events ENV_ID [--after CURSOR] [--limit N]
+`;
+
+function adminToken(explicit: string | undefined): string {
+  if (explicit) return explicit;
+  if (process.env.SWITCHYARD_ADMIN_TOKEN) return process.env.SWITCHYARD_ADMIN_TOKEN;
+  const file = join(process.env.SWITCHYARD_DATA_DIR ?? "./data", ADMIN_TOKEN_FILE);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  throw new Error("No admin token: pass --token, set SWITCHYARD_ADMIN_TOKEN, or run where the data dir is.");
+}
+
+async function serve(nativeFree: boolean): Promise<void> {
+  const config = loadConfig(nativeFree ? { ...process.env, SWITCHYARD_NATIVE: "0" } : process.env);
+  const service = await startService(config);
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "info", message: "draining", signal })}\n`);
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+const segment = (value: string | undefined, name: string): string => {
+  if (!value) throw new Error(`Missing ${name}.\n\n${USAGE}`);
+  return encodeURIComponent(value);
+};
+
+async function manage(positionals: string[], values: Record<string, string | boolean | undefined>): Promise<unknown> {
+  const port = process.env.SWITCHYARD_PORT ?? "3000";
+  const client = new AdminClient(String(values.url ?? `http://127.0.0.1:${port}`), adminToken(values.token as string | undefined));
+  const [area, action, first, second, third] = positionals;
+  const page = () => {
+    const query = new URLSearchParams();
+    if (values.after) query.set("after", String(values.after));
+    if (values.limit) query.set("limit", String(values.limit));
+    return query.size > 0 ? `?${query}` : "";
+  };
+  switch (`${area} ${action ?? ""}`.trim()) {
+    case "apps list":
+      return client.call("GET", "/admin/apps");
+    case "apps create":
+      return client.call("POST", "/admin/apps", { name: first });
+    case "apps show":
+      return client.call("GET", `/admin/apps/${segment(first, "APP_ID")}`);
+    case "envs create":
+      return client.call("POST", `/admin/apps/${segment(first, "APP_ID")}/environments`, { name: second });
+    case "keys rotate":
+      return client.call("POST", `/admin/environments/${segment(first, "ENV_ID")}/keys/rotate`, { kind: second });
+    case "features list":
+      return client.call("GET", `/admin/apps/${segment(first, "APP_ID")}/features`);
+    case "features put": {
+      const body: Record<string, unknown> = {};
+      if (values.description !== undefined) body.description = values.description;
+      if (values.link !== undefined) body.link = values.link;
+      if (values.stage !== undefined) body.stage = values.stage;
+      if (values["opt-in"] !== undefined) body.optInEnabled = values["opt-in"] === "true";
+      if (values["usage-events"] !== undefined) body.usageEvents = String(values["usage-events"]).split(",").filter(Boolean);
+      return client.call("PUT", `/admin/apps/${segment(first, "APP_ID")}/features/${segment(second, "KEY")}`, body);
+    }
+    case "features archive":
+      return client.call("DELETE", `/admin/apps/${segment(first, "APP_ID")}/features/${segment(second, "KEY")}`);
+    case "features show":
+      return client.call("GET", `/admin/environments/${segment(first, "ENV_ID")}/features/${segment(second, "KEY")}`);
+    case "targeting set":
+    case "config set": {
+      const file = third;
+      if (!file) throw new Error(`Missing FILE.json.\n\n${USAGE}`);
+      const body = JSON.parse(readFileSync(file, "utf8")) as unknown;
+      return client.call("PUT", `/admin/environments/${segment(first, "ENV_ID")}/features/${segment(second, "KEY")}/${area}`, body);
+    }
+    case `history ${action}`:
+      return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
+    case "users show":
+      return client.call("GET", `/admin/environments/${segment(first, "ENV_ID")}/users/${segment(second, "USER_ID")}`);
+    case "companies show":
+      return client.call("GET", `/admin/environments/${segment(first, "ENV_ID")}/companies/${segment(second, "COMPANY_ID")}`);
+    default:
+      if (["events", "feature-events", "feedback", "prompt-events"].includes(area ?? "")) {
+        return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/${area}${page()}`);
+      }
+      throw new Error(USAGE);
+  }
+}
+
+async function run(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      "native-free": { type: "boolean" },
+      url: { type: "string" },
+      token: { type: "string" },
+      description: { type: "string" },
+      link: { type: "string" },
+      stage: { type: "string" },
+      "opt-in": { type: "string" },
+      "usage-events": { type: "string" },
+      after: { type: "string" },
+      limit: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (positionals[0] === "serve") return serve(values["native-free"] === true);
+  const result = await manage(positionals, values);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+run().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : (error as Error).message ?? String(error)}\n`);
+  process.exit(error instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,79 @@
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import * as v from "valibot";
+
+/** Everything the service reads from its environment, validated once and frozen. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly adminToken: string | undefined;
+  /** Evaluation and ingestion threads; 0 runs that work on the main thread. */
+  readonly workers: number;
+  /** `auto`: native addons when they load, else the native-free twins. */
+  readonly native: "auto" | "on" | "off";
+  /** `commit`: acknowledged once committed (survives a process crash); `flush`: once on disk (survives power loss). */
+  readonly durability: "commit" | "flush";
+  /** Requests per second allowed per key and per client address; 0 disables the limit. */
+  readonly rateLimitPerKey: number;
+  readonly rateLimitPerAddress: number;
+  /** Tracking writes allowed to wait for a commit before new ones get a 503. */
+  readonly maxPendingWrites: number;
+  readonly logLevel: "silent" | "info";
+}
+
+const integerFrom = (minimum: number, maximum: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, "must be a whole number"),
+    v.transform(Number),
+    v.number(),
+    v.minValue(minimum, `must be at least ${minimum}`),
+    v.maxValue(maximum, `must be at most ${maximum}`),
+  );
+
+const ENVIRONMENT_SCHEMA = v.object({
+  SWITCHYARD_PORT: v.optional(integerFrom(0, 65535), "3000"),
+  SWITCHYARD_HOST: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "0.0.0.0"),
+  SWITCHYARD_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "./data"),
+  SWITCHYARD_ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
+  SWITCHYARD_WORKERS: v.optional(integerFrom(0, 256)),
+  SWITCHYARD_NATIVE: v.optional(v.picklist(["auto", "1", "0", "on", "off"], "must be auto, 1 or 0"), "auto"),
+  SWITCHYARD_DURABILITY: v.optional(v.picklist(["commit", "flush"], "must be commit or flush"), "commit"),
+  SWITCHYARD_RATE_LIMIT_PER_KEY: v.optional(integerFrom(0, 10_000_000), "0"),
+  SWITCHYARD_RATE_LIMIT_PER_ADDRESS: v.optional(integerFrom(0, 10_000_000), "0"),
+  SWITCHYARD_MAX_PENDING_WRITES: v.optional(integerFrom(1, 10_000_000), "20000"),
+  SWITCHYARD_LOG: v.optional(v.picklist(["silent", "info"], "must be silent or info"), "info"),
+});
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Reads the configuration from environment variables; throws ConfigError naming the first bad variable. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.entries(environment).filter(([name, value]) => name.startsWith("SWITCHYARD_") && value !== undefined && value !== ""),
+  );
+  const parsed = v.safeParse(ENVIRONMENT_SCHEMA, relevant);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const variable = issue.path?.map((item) => String(item.key)).join(".") ?? "environment";
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue.message} (got ${JSON.stringify(relevant[variable])}).`);
+  }
+  const input = parsed.output;
+  const native = input.SWITCHYARD_NATIVE === "1" || input.SWITCHYARD_NATIVE === "on" ? "on" : input.SWITCHYARD_NATIVE === "auto" ? "auto" : "off";
+  return Object.freeze({
+    port: input.SWITCHYARD_PORT,
+    host: input.SWITCHYARD_HOST,
+    dataDir: resolve(input.SWITCHYARD_DATA_DIR),
+    adminToken: input.SWITCHYARD_ADMIN_TOKEN,
+    workers: input.SWITCHYARD_WORKERS ?? Math.max(1, availableParallelism() - 1),
+    native,
+    durability: input.SWITCHYARD_DURABILITY,
+    rateLimitPerKey: input.SWITCHYARD_RATE_LIMIT_PER_KEY,
+    rateLimitPerAddress: input.SWITCHYARD_RATE_LIMIT_PER_ADDRESS,
+    maxPendingWrites: input.SWITCHYARD_MAX_PENDING_WRITES,
+    logLevel: input.SWITCHYARD_LOG,
+  });
+}

@@ -1,0 +1,206 @@
+import { STATUS_CODES } from "node:http";
+import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
+import {
+  isStreamResponse,
+  type ApiCore,
+  type ApiRequest,
+  type ApiResponse,
+  type FrontEnd,
+  type FrontEndLimits,
+  type StreamResponse,
+  type StreamSink,
+} from "../api/types.js";
+import { loadNativeUws, type UwsModule } from "./load-uws.js";
+
+const INTERNAL_ERROR: ApiResponse = {
+  status: 500,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ success: false, error: { code: "INTERNAL", message: "Internal server error." } }),
+};
+
+/** Per-response state; uWebSockets.js responses are only valid until answered or aborted. */
+interface Exchange {
+  res: HttpResponse;
+  aborted: boolean;
+  done: boolean;
+  /** Called once when the exchange stops counting as in flight (answered or aborted). */
+  settle: () => void;
+}
+
+function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? "Unknown"}`;
+}
+
+function writeResponse(exchange: Exchange, response: ApiResponse, closeConnection = false): void {
+  if (exchange.aborted || exchange.done) return;
+  exchange.done = true;
+  exchange.settle();
+  const { res } = exchange;
+  res.cork(() => {
+    res.writeStatus(statusLine(response.status));
+    if (response.headers) for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+    res.end(response.body, closeConnection);
+  });
+}
+
+/** The uWebSockets.js front end: HTTP only; every decision is the core's. */
+export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: UwsModule = loadNativeUws()): FrontEnd {
+  const app = uws.App();
+  let listenSocket: us_listen_socket | null = null;
+  let inFlight = 0;
+  const streams = new Set<HttpResponse>();
+
+  function finish(exchange: Exchange, response: ApiResponse | StreamResponse): void {
+    if (isStreamResponse(response)) startStream(exchange, response);
+    else writeResponse(exchange, response);
+  }
+
+  function startStream(exchange: Exchange, response: StreamResponse): void {
+    if (exchange.aborted || exchange.done) return;
+    exchange.done = true;
+    exchange.settle();
+    const { res } = exchange;
+    const closeListeners: (() => void)[] = [];
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      streams.delete(res);
+      for (const listener of closeListeners) listener();
+    };
+    streams.add(res);
+    res.onAborted(close);
+    const sink: StreamSink = {
+      write(chunk) {
+        if (closed) return false;
+        let accepted = false;
+        res.cork(() => {
+          accepted = res.write(chunk);
+        });
+        return accepted;
+      },
+      end() {
+        if (closed) return;
+        res.cork(() => res.end());
+        close();
+      },
+      onClose(listener) {
+        closeListeners.push(listener);
+      },
+    };
+    res.cork(() => {
+      res.writeStatus(statusLine(response.status));
+      for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+      // An empty write sends the status line and headers now, as SSE clients wait for them.
+      res.write("");
+    });
+    response.start(sink);
+  }
+
+  function dispatch(exchange: Exchange, request: ApiRequest, handle: (request: ApiRequest) => ReturnType<ReturnType<ApiCore["decide"]>["handle"]>): void {
+    let outcome: ReturnType<typeof handle>;
+    try {
+      outcome = handle(request);
+    } catch {
+      writeResponse(exchange, INTERNAL_ERROR);
+      return;
+    }
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (response) => finish(exchange, response),
+        () => writeResponse(exchange, INTERNAL_ERROR),
+      );
+    } else {
+      finish(exchange, outcome);
+    }
+  }
+
+  app.any("/*", (res: HttpResponse, req: HttpRequest) => {
+    let settled = false;
+    const exchange: Exchange = {
+      res,
+      aborted: false,
+      done: false,
+      settle: () => {
+        if (settled) return;
+        settled = true;
+        inFlight--;
+      },
+    };
+    inFlight++;
+    res.onAborted(() => {
+      exchange.aborted = true;
+      exchange.settle();
+    });
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = req.getQuery() ?? "";
+    const headers: Record<string, string> = {};
+    req.forEach((name, value) => {
+      headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    });
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+
+    if (path.length + query.length > limits.maxUrlLength) {
+      writeResponse(exchange, core.reject("URI_TOO_LONG", { headers, method }), true);
+      return;
+    }
+    const decision = core.decide(method, path);
+    const request: ApiRequest = { method, path, query, headers, body: null, remoteAddress };
+    const contentLength = headers["content-length"];
+    const hasBody = contentLength !== undefined ? contentLength !== "0" : headers["transfer-encoding"] !== undefined;
+    if (decision.bodyLimit === 0 || !hasBody) {
+      if (hasBody) res.onData(() => {});
+      dispatch(exchange, request, decision.handle);
+      return;
+    }
+    if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
+      // Answer at once; uWebSockets.js discards the rest of the body without buffering it, and clients still
+      // writing it can read the answer (closing here would hand them EPIPE instead of a 413).
+      writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let rejected = false;
+    res.onData((chunk, isLast) => {
+      if (rejected || exchange.aborted) return;
+      received += chunk.byteLength;
+      if (received > decision.bodyLimit) {
+        rejected = true;
+        writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
+        return;
+      }
+      // uWebSockets.js reuses the chunk's memory after this callback returns: copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast) {
+        request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+        dispatch(exchange, request, decision.handle);
+      }
+    });
+  });
+
+  return {
+    kind: "uws",
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) {
+            reject(new Error(`Cannot listen on ${host}:${port}`));
+            return;
+          }
+          listenSocket = socket;
+          resolve(uws.us_socket_local_port(socket));
+        });
+      });
+    },
+    stopListening() {
+      if (listenSocket) uws.us_listen_socket_close(listenSocket);
+      listenSocket = null;
+    },
+    closeAll() {
+      for (const res of [...streams]) res.close();
+    },
+    inFlight: () => inFlight,
+  };
+}

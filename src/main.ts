@@ -1,0 +1,103 @@
+import { createApiCore } from "./api/core.js";
+import { HEALTH_ROUTES } from "./api/health-routes.js";
+import type { RouteSpec } from "./api/route.js";
+import { Router } from "./api/router.js";
+import type { FrontEnd } from "./api/types.js";
+import { addAdminRoutes } from "./admin/admin-routes.js";
+import { resolveAdminToken } from "./config/admin-token.js";
+import type { Config } from "./config/config.js";
+import { FeatureRepository } from "./features/feature-repository.js";
+import { FlagStateNotifier } from "./features/flag-state-notifier.js";
+import { createLogger, type Logger } from "./observability/logger.js";
+import { selectAdapters } from "./runtime/adapters.js";
+import { createRulesRoutes } from "./serving/rules-route.js";
+import type { Services } from "./services.js";
+import { migrateStore } from "./storage/schema-version.js";
+import { digestKey } from "./tenancy/identifiers.js";
+import { KeyIndex } from "./tenancy/key-index.js";
+import { TenancyRepository } from "./tenancy/tenancy-repository.js";
+
+/** How often changes made by another process sharing the data dir are looked for. */
+const CROSS_PROCESS_POLL_MS = 250;
+/** How long SIGTERM waits for in-flight requests before closing anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface RunningService {
+  port: number;
+  frontEnd: FrontEnd["kind"];
+  store: Services["store"]["kind"];
+  /** Drains in-flight requests, commits pending writes and closes everything. */
+  stop(): Promise<void>;
+}
+
+function buildRouter(): Router<RouteSpec<Services>> {
+  const router = new Router<RouteSpec<Services>>();
+  for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
+  addAdminRoutes(router);
+  for (const [method, pattern, spec] of createRulesRoutes()) router.add(method, pattern, spec);
+  return router;
+}
+
+/** The composition root: config → store → services → API core → front end. */
+export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  const adapters = await selectAdapters(config, log);
+  const { store } = adapters;
+  await migrateStore(store);
+
+  const admin = resolveAdminToken(config.dataDir, config.adminToken);
+  if (admin.generated) {
+    // Printed once, on the start that created it; it stays readable only in the data dir (mode 0600).
+    process.stdout.write(`Generated admin token (stored in ${config.dataDir}/admin-token): ${admin.token}\n`);
+  }
+
+  const tenancy = new TenancyRepository(store);
+  const keys = new KeyIndex(tenancy);
+  const flagStates = new FlagStateNotifier(() =>
+    tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
+  );
+  let draining = false;
+  const services: Services = {
+    config,
+    store,
+    tenancy,
+    features: new FeatureRepository(store),
+    keys,
+    flagStates,
+    log,
+    auth: { keys, adminTokenDigest: digestKey(admin.token) },
+    isDraining: () => draining,
+  };
+
+  const core = createApiCore(services, buildRouter());
+  const frontEnd = adapters.createFrontEnd(core, { maxUrlLength: 32 * 1024, idleTimeoutSeconds: 10 });
+  const port = await frontEnd.listen(config.host, config.port);
+
+  const crossProcessPoll = setInterval(() => {
+    store.refresh();
+    flagStates.poll();
+    keys.reload();
+  }, CROSS_PROCESS_POLL_MS);
+  crossProcessPoll.unref();
+
+  log.info("listening", { host: config.host, port, frontEnd: frontEnd.kind, store: store.kind });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    frontEnd: frontEnd.kind,
+    store: store.kind,
+    stop() {
+      stopping ??= (async () => {
+        draining = true;
+        frontEnd.stopListening();
+        const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+        while (frontEnd.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        clearInterval(crossProcessPoll);
+        frontEnd.closeAll();
+        await store.close();
+        log.info("stopped", { port });
+      })();
+      return stopping;
+    },
+  };
+}

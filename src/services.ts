@@ -1,0 +1,17 @@
+import type { CoreServices } from "./api/core.js";
+import type { Config } from "./config/config.js";
+import type { FeatureRepository } from "./features/feature-repository.js";
+import type { FlagStateNotifier } from "./features/flag-state-notifier.js";
+import type { KvStore } from "./storage/kv.js";
+import type { KeyIndex } from "./tenancy/key-index.js";
+import type { TenancyRepository } from "./tenancy/tenancy-repository.js";
+
+/** The object graph every route sees; built once in main.ts. */
+export interface Services extends CoreServices {
+  config: Config;
+  store: KvStore;
+  tenancy: TenancyRepository;
+  features: FeatureRepository;
+  keys: KeyIndex;
+  flagStates: FlagStateNotifier;
+}

@@ -1,0 +1,19 @@
+import type { KvStore } from "./kv.js";
+
+/** The layout version of stored records; a later release migrates from older versions here. */
+export const SCHEMA_VERSION = 1;
+
+/** Stamps a new store, and refuses one written by a newer release rather than misreading it. */
+export async function migrateStore(store: KvStore): Promise<void> {
+  const meta = store.table<number>("meta");
+  const stored = meta.get("schemaVersion");
+  if (stored === undefined) {
+    await store.write(() => {
+      if (meta.get("schemaVersion") === undefined) meta.put("schemaVersion", SCHEMA_VERSION);
+    });
+    return;
+  }
+  if (stored > SCHEMA_VERSION) {
+    throw new Error(`The data dir holds schema version ${stored}; this release understands up to ${SCHEMA_VERSION}.`);
+  }
+}

@@ -1,0 +1,48 @@
+import { timingSafeEqual } from "node:crypto";
+import { digestKey } from "./identifiers.js";
+import type { KeyRecord } from "./records.js";
+import type { TenancyRepository } from "./tenancy-repository.js";
+
+export interface ResolvedKey extends KeyRecord {
+  digest: string;
+}
+
+/**
+ * digest → key record, in memory, so a request never waits on the store to learn who it is. Changes made by this
+ * process apply at once (`reload`); another process sharing the data dir is seen on a miss and on the periodic
+ * reload that `main.ts` schedules.
+ */
+export class KeyIndex {
+  private byDigest = new Map<string, KeyRecord>();
+
+  constructor(private readonly tenancy: TenancyRepository) {
+    this.reload();
+  }
+
+  reload(): void {
+    const next = new Map<string, KeyRecord>();
+    for (const { digest, record } of this.tenancy.listKeys()) next.set(digest, record);
+    this.byDigest = next;
+  }
+
+  resolve(secret: string): ResolvedKey | undefined {
+    const digest = digestKey(secret);
+    let record = this.byDigest.get(digest);
+    if (!record) {
+      record = this.tenancy.lookupKey(digest);
+      if (record) this.byDigest.set(digest, record);
+    }
+    return record ? { ...record, digest } : undefined;
+  }
+
+  forget(digest: string): void {
+    this.byDigest.delete(digest);
+  }
+}
+
+/** Constant-time comparison of a presented secret against a stored digest. */
+export function matchesDigest(secret: string, expectedDigest: string): boolean {
+  const presented = Buffer.from(digestKey(secret), "hex");
+  const expected = Buffer.from(expectedDigest, "hex");
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}

@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+/** Which twin the end-to-end suites run against: CI runs them once each way (SWITCHYARD_NATIVE=0 for native-free). */
+export const NATIVE_MODE = process.env.SWITCHYARD_NATIVE === "0" ? "0" : "1";
+
+export const CLI = resolve(import.meta.dirname, "../../dist/src/cli/main.js");
+export const ADMIN_TOKEN = "adm_test_token_0123456789abcdefghijklmnopqrstuvwxyz";
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  process: ChildProcess;
+  /** Every stdout line so far. */
+  output: string[];
+  adminToken: string;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Keep the data dir after stop (for restarts). */
+  keepData?: boolean;
+}
+
+export function makeDataDir(): string {
+  return mkdtempSync(join(tmpdir(), "switchyard-test-"));
+}
+
+/** Starts the real service (built CLI) on 127.0.0.1 with an ephemeral port and a temp data dir. */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? makeDataDir();
+  const child = spawn(process.execPath, [CLI, "serve"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      SWITCHYARD_PORT: "0",
+      SWITCHYARD_HOST: "127.0.0.1",
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN,
+      SWITCHYARD_NATIVE: NATIVE_MODE,
+      SWITCHYARD_WORKERS: process.env.SWITCHYARD_WORKERS ?? "1",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const errors: string[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => errors.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${output.join("\n")} ${errors.join("")}`)), 20_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      output.push(line);
+      if (line.includes('"message":"listening"')) {
+        clearTimeout(timer);
+        resolvePort((JSON.parse(line) as { port: number }).port);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${errors.join("")}`));
+    });
+  });
+  const cleanup = () => {
+    if (!options.keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    process: child,
+    output,
+    adminToken: options.env?.SWITCHYARD_ADMIN_TOKEN ?? ADMIN_TOKEN,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const code = await exited;
+      cleanup();
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
