@@ -10,7 +10,12 @@ import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { selectAdapters } from "./runtime/adapters.js";
+import { EVALUATION_ROUTES } from "./serving/evaluation-routes.js";
 import { createRulesRoutes } from "./serving/rules-route.js";
+import { TRACKING_ROUTES } from "./serving/tracking-routes.js";
+import { createJobContext } from "./jobs/job-context.js";
+import { TrackingReader } from "./tracking/index.js";
+import { createInlineExecutor, createPoolExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { digestKey } from "./tenancy/identifiers.js";
@@ -34,8 +39,23 @@ function buildRouter(): Router<RouteSpec<Services>> {
   const router = new Router<RouteSpec<Services>>();
   for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
   addAdminRoutes(router);
-  for (const [method, pattern, spec] of createRulesRoutes()) router.add(method, pattern, spec);
+  for (const [method, pattern, spec] of [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES]) router.add(method, pattern, spec);
   return router;
+}
+
+/** Most jobs per worker task; see bench/workers for how it was chosen. */
+const MAX_BATCH = 32;
+
+function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
+  const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
+  // The native-free store lives in this process: workers could not see it, so its jobs run inline.
+  if (config.workers === 0 || !storeShared) return createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
+  return createPoolExecutor({
+    threads: config.workers,
+    setup: { dataDir: config.dataDir, durability: config.durability },
+    maxPending: config.maxPendingWrites,
+    maxBatch: MAX_BATCH,
+  });
 }
 
 /** The composition root: config → store → services → API core → front end. */
@@ -55,6 +75,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const flagStates = new FlagStateNotifier(() =>
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
+  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log);
   let draining = false;
   const services: Services = {
     config,
@@ -63,6 +84,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     features: new FeatureRepository(store),
     keys,
     flagStates,
+    tracking: new TrackingReader(store),
+    executor,
     log,
     auth: { keys, adminTokenDigest: digestKey(admin.token) },
     isDraining: () => draining,
@@ -79,7 +102,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 
-  log.info("listening", { host: config.host, port, frontEnd: frontEnd.kind, store: store.kind });
+  log.info("listening", { host: config.host, port, frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -94,6 +117,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         while (frontEnd.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
         frontEnd.closeAll();
+        await executor.close();
         await store.close();
         log.info("stopped", { port });
       })();

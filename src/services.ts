@@ -5,6 +5,8 @@ import type { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import type { KvStore } from "./storage/kv.js";
 import type { KeyIndex } from "./tenancy/key-index.js";
 import type { TenancyRepository } from "./tenancy/tenancy-repository.js";
+import type { TrackingReader } from "./tracking/index.js";
+import type { Executor } from "./workers/executor.js";
 
 /** The object graph every route sees; built once in main.ts. */
 export interface Services extends CoreServices {
@@ -14,4 +16,7 @@ export interface Services extends CoreServices {
   features: FeatureRepository;
   keys: KeyIndex;
   flagStates: FlagStateNotifier;
+  tracking: TrackingReader;
+  /** Where evaluation and ingestion run: the worker pool, or inline. */
+  executor: Executor;
 }

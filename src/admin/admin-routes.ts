@@ -6,6 +6,7 @@ import type { HttpMethod, Router } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../schemas/admin.js";
 import { parseOrThrow } from "../schemas/issues.js";
+import { parseListQuery } from "../tracking/index.js";
 import { validateConfig, validateTargeting } from "../schemas/rules.js";
 import type { Services } from "../services.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
@@ -19,6 +20,8 @@ function body<TSchema extends v.GenericSchema>(context: Context, schema: TSchema
 }
 
 function environmentOrNotFound(context: Context): EnvironmentRecord {
+  // Worker threads commit tracking data; renew this thread's read snapshot so an admin read sees it at once.
+  context.services.store.refresh();
   const environment = context.services.tenancy.getEnvironment(context.params.envId!);
   if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
   return environment;
@@ -174,10 +177,48 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ],
 ];
 
+/** A cursor-paged list of one append log (API.md §6), in append order. */
+function pageRoute(list: (context: Context, environmentId: string, after: string | undefined, limit: number) => Record<string, unknown>): RouteSpec<Services> {
+  return admin(BODY_LIMITS.none, (context) => {
+    const environment = environmentOrNotFound(context);
+    const query = new URLSearchParams(context.request.query);
+    const { after, limit } = parseListQuery(query.get("after"), query.get("limit"));
+    return ok(list(context, environment.id, after, limit));
+  });
+}
+
+/** What was tracked: the read endpoints of API.md §6, also the export path. */
+export const TRACKED_DATA_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  [
+    "GET",
+    "/admin/environments/:envId/users/:userId",
+    admin(BODY_LIMITS.none, (context) => {
+      const environment = environmentOrNotFound(context);
+      const user = context.services.tracking.getUser(environment.id, context.params.userId!);
+      if (!user) throw new ServiceError("NOT_FOUND", `No user ${context.params.userId}.`);
+      return ok({ user });
+    }),
+  ],
+  [
+    "GET",
+    "/admin/environments/:envId/companies/:companyId",
+    admin(BODY_LIMITS.none, (context) => {
+      const environment = environmentOrNotFound(context);
+      const company = context.services.tracking.getCompany(environment.id, context.params.companyId!);
+      if (!company) throw new ServiceError("NOT_FOUND", `No company ${context.params.companyId}.`);
+      return ok({ company });
+    }),
+  ],
+  ["GET", "/admin/environments/:envId/events", pageRoute((context, id, after, limit) => context.services.tracking.listEvents(id, after, limit))],
+  ["GET", "/admin/environments/:envId/feature-events", pageRoute((context, id, after, limit) => context.services.tracking.listFeatureEvents(id, after, limit))],
+  ["GET", "/admin/environments/:envId/feedback", pageRoute((context, id, after, limit) => context.services.tracking.listFeedback(id, after, limit))],
+  ["GET", "/admin/environments/:envId/prompt-events", pageRoute((context, id, after, limit) => context.services.tracking.listPromptEvents(id, after, limit))],
+];
+
 function environmentsOf(context: Context, environmentIds: string[]): EnvironmentRecord[] {
   return environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);
 }
 
 export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
-  for (const [method, pattern, spec] of ADMIN_ROUTES) router.add(method, pattern, spec);
+  for (const [method, pattern, spec] of [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES]) router.add(method, pattern, spec);
 }

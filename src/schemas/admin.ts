@@ -31,11 +31,3 @@ export const PutFeatureBody = v.strictObject(
   },
   "must be an object with only: description, link, stage, optInEnabled, usageEvents",
 );
-
-export const PageQuery = v.object({
-  after: v.optional(v.pipe(v.string(), v.maxLength(64, "must be at most 64 characters"))),
-  limit: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,4}$/, "must be a whole number"), v.transform(Number), v.minValue(1, "must be at least 1"), v.maxValue(1000, "must be at most 1000")),
-    "100",
-  ),
-});

@@ -1,0 +1,20 @@
+import { FeatureRepository } from "../features/feature-repository.js";
+import type { KvStore } from "../storage/kv.js";
+import { TenancyRepository } from "../tenancy/tenancy-repository.js";
+import { TrackingReader } from "../tracking/index.js";
+import { RulesetCache } from "./ruleset-cache.js";
+
+/** What a job needs, built once per thread over that thread's store handle. */
+export interface JobContext {
+  store: KvStore;
+  tenancy: TenancyRepository;
+  features: FeatureRepository;
+  tracking: TrackingReader;
+  rulesets: RulesetCache;
+}
+
+export function createJobContext(store: KvStore): JobContext {
+  const tenancy = new TenancyRepository(store);
+  const features = new FeatureRepository(store);
+  return { store, tenancy, features, tracking: new TrackingReader(store), rulesets: new RulesetCache(store, tenancy, features) };
+}

@@ -1,0 +1,39 @@
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../api/route.js";
+import type { HttpMethod } from "../api/router.js";
+import type { ApiResponse } from "../api/types.js";
+import type { TrackingCall } from "../schemas/tracking.js";
+import type { Services } from "../services.js";
+
+function track(call: TrackingCall) {
+  return (context: RouteContext<Services>): Promise<ApiResponse> => {
+    const { environmentId } = environmentOf(context.principal);
+    return context.services.executor.run({
+      kind: "track",
+      environmentId,
+      call,
+      body: context.request.body,
+      contentType: context.request.headers["content-type"],
+      receivedAt: Date.now(),
+    });
+  };
+}
+
+const front = (call: TrackingCall, bodyLimit: number): RouteSpec<Services> => ({ access: "environment", bodyLimit, cors: true, handle: track(call) });
+const trackingApi = (call: TrackingCall, bodyLimit: number): RouteSpec<Services> => ({ access: "tracking-path", bodyLimit, cors: true, handle: track(call) });
+
+/** Every tracking call of API.md §4 on the front-facing API and the tracking API. */
+export const TRACKING_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["POST", "/user", front("user", BODY_LIMITS.single)],
+  ["POST", "/company", front("company", BODY_LIMITS.single)],
+  ["POST", "/event", front("event", BODY_LIMITS.single)],
+  ["POST", "/feedback", front("feedback", BODY_LIMITS.single)],
+  // An array of feature events is a batch like /bulk.
+  ["POST", "/features/events", front("feature-events", BODY_LIMITS.bulk)],
+  ["POST", "/bulk", front("bulk", BODY_LIMITS.bulk)],
+  ["POST", "/feedback/prompt-events", front("prompt-event", BODY_LIMITS.single)],
+  ["POST", "/:trackingKey/user", trackingApi("user", BODY_LIMITS.single)],
+  ["POST", "/:trackingKey/company", trackingApi("company", BODY_LIMITS.single)],
+  ["POST", "/:trackingKey/event", trackingApi("event", BODY_LIMITS.single)],
+  ["POST", "/:trackingKey/feedback", trackingApi("feedback", BODY_LIMITS.single)],
+  ["POST", "/:trackingKey/bulk", trackingApi("bulk", BODY_LIMITS.bulk)],
+];

@@ -1,0 +1,108 @@
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import { ServiceError } from "../errors/catalogue.js";
+import type { JobContext } from "../jobs/job-context.js";
+import { runJob } from "../jobs/run-job.js";
+import type { Job, JobResult, WorkerSetup } from "./protocol.js";
+
+/** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
+export interface Executor {
+  readonly kind: "inline" | "pool";
+  run(job: Job): Promise<JobResult>;
+  /** Jobs accepted and not yet answered. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+function overloaded(): ServiceError {
+  return new ServiceError("OVERLOADED", undefined, undefined, 1);
+}
+
+/** Runs jobs on the calling thread: the fastest arrangement on small machines, and the only one for a store that lives in this process. */
+export function createInlineExecutor(context: JobContext, maxPending: number, onFault: (error: unknown) => void): Executor {
+  let pending = 0;
+  return {
+    kind: "inline",
+    async run(job) {
+      if (pending >= maxPending) throw overloaded();
+      pending++;
+      try {
+        return await runJob(context, job, onFault);
+      } finally {
+        pending--;
+      }
+    },
+    pending: () => pending,
+    close: async () => {},
+  };
+}
+
+interface Waiting {
+  job: Job;
+  resolve: (result: JobResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface PoolOptions {
+  threads: number;
+  setup: WorkerSetup;
+  maxPending: number;
+  /** Most jobs per task: large batches amortise the message cost, but one worker should not get everything. */
+  maxBatch: number;
+}
+
+/**
+ * A Piscina pool fed in batches: jobs that arrive in one event-loop turn travel as one task per worker, because a
+ * message per request costs the main thread more than a whole hello-world request (see docs/ARCHITECTURE.md).
+ */
+export function createPoolExecutor(options: PoolOptions): Executor {
+  const pool = new Piscina<Job[], JobResult[]>({
+    filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
+    minThreads: options.threads,
+    maxThreads: options.threads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    workerData: options.setup,
+  });
+  let queue: Waiting[] = [];
+  let scheduled = false;
+  let pending = 0;
+
+  function dispatch(batch: Waiting[]): void {
+    pool.run(batch.map((waiting) => waiting.job)).then(
+      (results) => {
+        for (let index = 0; index < batch.length; index++) batch[index]!.resolve(results[index]!);
+      },
+      (error: unknown) => {
+        for (const waiting of batch) waiting.reject(error);
+      },
+    );
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const waiting = queue;
+    queue = [];
+    // Spread what arrived together over the threads, each batch at most maxBatch long.
+    const size = Math.min(options.maxBatch, Math.max(1, Math.ceil(waiting.length / options.threads)));
+    for (let start = 0; start < waiting.length; start += size) dispatch(waiting.slice(start, start + size));
+  }
+
+  return {
+    kind: "pool",
+    run(job) {
+      if (pending >= options.maxPending) return Promise.reject(overloaded());
+      pending++;
+      return new Promise<JobResult>((resolve, reject) => {
+        queue.push({ job, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      }).finally(() => {
+        pending--;
+      });
+    },
+    pending: () => pending,
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The messages that cross the thread boundary, as plain data. Jobs are batched: one Piscina task carries an
+ * array of jobs and answers an array of results in the same order.
+ */
+import type { TrackingCall } from "../schemas/tracking.js";
+
+export interface EvaluateJob {
+  kind: "evaluate";
+  environmentId: string;
+  /** The flagStateVersion the main thread knows; a worker that reads less renews its snapshot first. */
+  minFlagStateVersion: number;
+  /** Raw query string of the request. */
+  query: string;
+  /** `/features/enabled`: only features that are on, and one `evaluate` feature event each. */
+  onlyEnabled: boolean;
+}
+
+export interface TrackJob {
+  kind: "track";
+  environmentId: string;
+  call: TrackingCall;
+  body: Uint8Array | null;
+  contentType: string | undefined;
+  receivedAt: number;
+}
+
+export type Job = EvaluateJob | TrackJob;
+
+/** Ready-to-send answer: status, JSON text, extra headers. */
+export interface JobResult {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/** What each worker thread is started with. */
+export interface WorkerSetup {
+  dataDir: string;
+  durability: "commit" | "flush";
+}
