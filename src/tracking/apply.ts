@@ -1,0 +1,196 @@
+import type { EventItem, CompanyItem, FeatureEventItem, PromptEventItem, TrackingItem, UserItem } from "../schemas/tracking.js";
+import type { KvStore } from "../storage/kv.js";
+import { ServiceError } from "../errors/catalogue.js";
+import { logKey, SequenceAllocator } from "./append-log.js";
+import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
+import type { EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
+import { EntityWriter, type Sighting } from "./users-companies.js";
+
+/** What a tracking request answers besides success: the id of each feedback item, in request order. */
+export interface TrackingResult {
+  feedbackIds: string[];
+}
+
+/**
+ * Stores the items of one tracking request, all or nothing (API.md §4). References are checked first (a feedback's
+ * feature, a feedback id to update) and answered as ServiceErrors (UNKNOWN_FEATURE, NOT_FOUND) before anything is
+ * written; then every write happens in one transaction, which resolves once committed. `receivedAt` (epoch ms) is
+ * stored on appended entries and stands in for absent timestamps.
+ */
+export async function applyTracking(
+  store: KvStore,
+  environmentId: string,
+  items: readonly TrackingItem[],
+  receivedAt: number,
+): Promise<TrackingResult> {
+  if (items.length === 0) return { feedbackIds: [] };
+  const hasFeedback = items.some((item) => item.type === "feedback");
+  if (hasFeedback) checkReferencesBeforeWriting(store, environmentId, items);
+  return store.write(() => {
+    // Checked again inside the transaction, which sees every commit: the answer above may be from an older snapshot
+    // and a feature may have been archived since. A throw here rolls back this request alone.
+    const features = hasFeedback ? resolveFeedbackReferences(store, environmentId, items) : undefined;
+    const writer = new TrackingWriter(store, environmentId, receivedAt);
+    const feedbackIds: string[] = [];
+    for (const item of items) {
+      if (item.type === "feedback") {
+        const feature = features?.get(item);
+        if (!feature) throw new ServiceError("UNKNOWN_FEATURE");
+        feedbackIds.push(writer.feedback(item, feature));
+      } else writer.write(item);
+    }
+    writer.finish();
+    return { feedbackIds };
+  });
+}
+
+export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
+
+/** Appends feature events (e.g. the `evaluate` events `/features/enabled` records); resolves once committed. */
+export async function recordFeatureEvents(
+  store: KvStore,
+  environmentId: string,
+  events: readonly FeatureEventInput[],
+  receivedAt: number,
+): Promise<void> {
+  await applyTracking(
+    store,
+    environmentId,
+    events.map((event): FeatureEventItem => ({ ...event, type: "feature-flag-event" })),
+    receivedAt,
+  );
+}
+
+/**
+ * Reads outside the write lock so that a request doomed by a bad reference never queues behind writers. A miss is
+ * retried once on a fresh snapshot: the feedback id being updated may have been committed by another thread a
+ * moment ago, after this thread's read snapshot was taken.
+ */
+function checkReferencesBeforeWriting(store: KvStore, environmentId: string, items: readonly TrackingItem[]): void {
+  try {
+    resolveFeedbackReferences(store, environmentId, items);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    store.refresh();
+    resolveFeedbackReferences(store, environmentId, items);
+  }
+}
+
+/** One transaction's worth of tracking writes for one environment. */
+class TrackingWriter {
+  private readonly entities: EntityWriter;
+  private readonly sequences: SequenceAllocator;
+
+  constructor(
+    private readonly store: KvStore,
+    private readonly environmentId: string,
+    private readonly receivedAt: number,
+  ) {
+    this.entities = new EntityWriter(store, environmentId);
+    this.sequences = new SequenceAllocator(store, environmentId);
+  }
+
+  write(item: Exclude<TrackingItem, { type: "feedback" }>): void {
+    switch (item.type) {
+      case "user":
+        this.user(item);
+        return;
+      case "company":
+        this.company(item);
+        return;
+      case "event":
+        this.event(item);
+        return;
+      case "feature-flag-event":
+        this.featureEvent(item);
+        return;
+      case "prompt-event":
+        this.promptEvent(item);
+        return;
+    }
+  }
+
+  feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef): string {
+    return writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences);
+  }
+
+  finish(): void {
+    this.entities.flush();
+    this.sequences.save();
+  }
+
+  private sighting(item: UserItem | CompanyItem | EventItem, attributes: UserItem["attributes"]): Sighting {
+    return { attributes, time: item.timestamp ?? this.receivedAt, active: item.active };
+  }
+
+  private user(item: UserItem): void {
+    this.entities.upsertUser(item.userId, this.sighting(item, item.attributes));
+  }
+
+  /** `/company` with `userId` also touches the user and associates the two. */
+  private company(item: CompanyItem): void {
+    const sighting = this.sighting(item, item.attributes);
+    this.entities.upsertCompany(item.companyId, sighting);
+    if (item.userId === undefined) return;
+    this.entities.upsertUser(item.userId, { ...sighting, attributes: undefined });
+    this.entities.associate(item.userId, item.companyId, sighting.time);
+  }
+
+  /**
+   * An event touches its user and the company it counts for: its `companyId` (which also associates the two), else
+   * the company the user was most recently associated with, else none.
+   */
+  private event(item: EventItem): void {
+    const sighting = this.sighting(item, undefined);
+    const user = this.entities.upsertUser(item.userId, sighting);
+    let countsFor = user.lastCompanyId;
+    if (item.companyId !== undefined) {
+      countsFor = item.companyId;
+      this.entities.upsertCompany(item.companyId, sighting);
+      this.entities.associate(item.userId, item.companyId, sighting.time);
+    } else if (countsFor !== null) {
+      this.entities.upsertCompany(countsFor, sighting);
+    }
+    const record: EventRecord = {
+      event: item.event,
+      userId: item.userId,
+      companyId: item.companyId ?? null,
+      countsForCompanyId: countsFor,
+      attributes: item.attributes ?? {},
+      timestamp: sighting.time,
+      receivedAt: this.receivedAt,
+      active: item.active,
+    };
+    this.append("events", record);
+  }
+
+  private featureEvent(item: FeatureEventItem): void {
+    const record: FeatureEventRecord = {
+      action: item.action,
+      key: item.key,
+      targetingVersion: item.targetingVersion ?? null,
+      evalContext: item.evalContext ?? null,
+      evalResult: item.evalResult ?? null,
+      evalRuleResults: item.evalRuleResults ?? null,
+      evalMissingFields: item.evalMissingFields ?? null,
+      receivedAt: this.receivedAt,
+    };
+    this.append("featureEvents", record);
+  }
+
+  private promptEvent(item: PromptEventItem): void {
+    const record: PromptEventRecord = {
+      action: item.action,
+      featureId: item.featureId,
+      promptId: item.promptId,
+      userId: item.userId,
+      promptedQuestion: item.promptedQuestion,
+      receivedAt: this.receivedAt,
+    };
+    this.append("promptEvents", record);
+  }
+
+  private append(table: "events" | "featureEvents" | "promptEvents", record: unknown): void {
+    this.store.table(table).put(logKey(table, this.environmentId, this.sequences.next(table)), record);
+  }
+}

@@ -1,0 +1,13 @@
+/** The tracking domain: ingestion (`applyTracking`) and the read side (`TrackingReader`). */
+export { applyTracking, recordFeatureEvents, type FeatureEventInput, type TrackingResult } from "./apply.js";
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "./cursor.js";
+export {
+  TrackingReader,
+  type CompanyView,
+  type EventView,
+  type FeatureEventView,
+  type FeedbackView,
+  type Page,
+  type PromptEventView,
+  type UserView,
+} from "./reader.js";

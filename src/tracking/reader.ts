@@ -1,0 +1,208 @@
+import type { Attributes, ConfigEvalResult, FeatureEventAction, FeedbackSource, PromptEventAction } from "../schemas/tracking.js";
+import type { KvStore } from "../storage/kv.js";
+import { readLog, type LogTable } from "./append-log.js";
+import { checkListLimit, decodeCursor, encodeCursor } from "./cursor.js";
+import type { CompanyRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
+import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
+
+/** `GET /admin/environments/:envId/users/:userId` → `user`. Times are ISO strings; lastSeen null if never active. */
+export interface UserView {
+  id: string;
+  attributes: Attributes;
+  firstSeen: string;
+  lastSeen: string | null;
+  companyIds: string[];
+}
+
+export interface CompanyView {
+  id: string;
+  attributes: Attributes;
+  firstSeen: string;
+  lastSeen: string | null;
+  userIds: string[];
+}
+
+export interface EventView {
+  cursor: string;
+  event: string;
+  userId: string;
+  companyId: string | null;
+  attributes: Attributes;
+  timestamp: string;
+  receivedAt: string;
+}
+
+export interface FeatureEventView {
+  cursor: string;
+  action: FeatureEventAction;
+  key: string;
+  targetingVersion: number | null;
+  evalContext: Record<string, unknown> | null;
+  evalResult: boolean | ConfigEvalResult | null;
+  evalRuleResults: boolean[] | null;
+  evalMissingFields: string[] | null;
+  receivedAt: string;
+}
+
+export interface FeedbackView {
+  cursor: string;
+  feedbackId: string;
+  userId: string;
+  companyId: string | null;
+  featureId: string;
+  key: string;
+  score: number | null;
+  comment: string | null;
+  question: string | null;
+  promptedQuestion: string | null;
+  promptId: string | null;
+  source: FeedbackSource | null;
+  timestamp: string;
+  receivedAt: string;
+}
+
+export interface PromptEventView {
+  cursor: string;
+  action: PromptEventAction;
+  featureId: string;
+  promptId: string;
+  userId: string;
+  promptedQuestion: string;
+  receivedAt: string;
+}
+
+/** A page of a log: the items and the cursor to continue from (the last item's, or `after` itself when empty). */
+export type Page<Name extends string, V> = { [K in Name]: V[] } & { next: string };
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/** Ids arriving from a URL may hold anything; one that could never have been stored is simply absent. */
+const isStorableId = (id: string): boolean => id.length > 0 && !id.includes("\u0000");
+
+/**
+ * The read side of tracking for the management API (API.md §6) and for evaluation's remote context. Reads only:
+ * every method sees the latest committed data of this thread's snapshot.
+ */
+export class TrackingReader {
+  constructor(private readonly store: KvStore) {}
+
+  getUser(environmentId: string, userId: string): UserView | undefined {
+    const user = this.userRecord(environmentId, userId);
+    if (!user) return undefined;
+    return {
+      id: user.id,
+      attributes: user.attributes,
+      firstSeen: iso(user.firstSeen),
+      lastSeen: isoOrNull(user.lastSeen),
+      companyIds: listUserCompanyIds(this.store, environmentId, userId),
+    };
+  }
+
+  getCompany(environmentId: string, companyId: string): CompanyView | undefined {
+    const company = this.companyRecord(environmentId, companyId);
+    if (!company) return undefined;
+    return {
+      id: company.id,
+      attributes: company.attributes,
+      firstSeen: iso(company.firstSeen),
+      lastSeen: isoOrNull(company.lastSeen),
+      userIds: listCompanyUserIds(this.store, environmentId, companyId),
+    };
+  }
+
+  /** The stored attributes of a user (for remote context), or undefined when the user is unknown. */
+  getUserAttributes(environmentId: string, userId: string): Attributes | undefined {
+    return this.userRecord(environmentId, userId)?.attributes;
+  }
+
+  /** The stored attributes of a company (for remote context), or undefined when the company is unknown. */
+  getCompanyAttributes(environmentId: string, companyId: string): Attributes | undefined {
+    return this.companyRecord(environmentId, companyId)?.attributes;
+  }
+
+  /** Events in append order. Throws INVALID_QUERY for a cursor this service did not issue or a bad limit. */
+  listEvents(environmentId: string, after: string | undefined, limit: number): Page<"events", EventView> {
+    const { items, next } = this.page<EventRecord, EventView>("events", environmentId, after, limit, (cursor, event) => ({
+      cursor,
+      event: event.event,
+      userId: event.userId,
+      companyId: event.companyId,
+      attributes: event.attributes,
+      timestamp: iso(event.timestamp),
+      receivedAt: iso(event.receivedAt),
+    }));
+    return { events: items, next };
+  }
+
+  listFeatureEvents(environmentId: string, after: string | undefined, limit: number): Page<"featureEvents", FeatureEventView> {
+    const { items, next } = this.page<FeatureEventRecord, FeatureEventView>("featureEvents", environmentId, after, limit, (cursor, event) => ({
+      cursor,
+      action: event.action,
+      key: event.key,
+      targetingVersion: event.targetingVersion,
+      evalContext: event.evalContext,
+      evalResult: event.evalResult,
+      evalRuleResults: event.evalRuleResults,
+      evalMissingFields: event.evalMissingFields,
+      receivedAt: iso(event.receivedAt),
+    }));
+    return { featureEvents: items, next };
+  }
+
+  /** One entry per feedback as last updated; an update moves the feedback to the end of the order. */
+  listFeedback(environmentId: string, after: string | undefined, limit: number): Page<"feedback", FeedbackView> {
+    const { items, next } = this.page<FeedbackRecord, FeedbackView>("feedback", environmentId, after, limit, (cursor, feedback) => ({
+      cursor,
+      feedbackId: feedback.feedbackId,
+      userId: feedback.userId,
+      companyId: feedback.companyId,
+      featureId: feedback.featureId,
+      key: feedback.key,
+      score: feedback.score,
+      comment: feedback.comment,
+      question: feedback.question,
+      promptedQuestion: feedback.promptedQuestion,
+      promptId: feedback.promptId,
+      source: feedback.source,
+      timestamp: iso(feedback.timestamp),
+      receivedAt: iso(feedback.receivedAt),
+    }));
+    return { feedback: items, next };
+  }
+
+  listPromptEvents(environmentId: string, after: string | undefined, limit: number): Page<"promptEvents", PromptEventView> {
+    const { items, next } = this.page<PromptEventRecord, PromptEventView>("promptEvents", environmentId, after, limit, (cursor, event) => ({
+      cursor,
+      action: event.action,
+      featureId: event.featureId,
+      promptId: event.promptId,
+      userId: event.userId,
+      promptedQuestion: event.promptedQuestion,
+      receivedAt: iso(event.receivedAt),
+    }));
+    return { promptEvents: items, next };
+  }
+
+  private userRecord(environmentId: string, userId: string): UserRecord | undefined {
+    return isStorableId(userId) ? this.store.table<UserRecord>("users").get(userKey(environmentId, userId)) : undefined;
+  }
+
+  private companyRecord(environmentId: string, companyId: string): CompanyRecord | undefined {
+    return isStorableId(companyId) ? this.store.table<CompanyRecord>("companies").get(companyKey(environmentId, companyId)) : undefined;
+  }
+
+  private page<R, V>(
+    table: LogTable,
+    environmentId: string,
+    after: string | undefined,
+    limit: number,
+    view: (cursor: string, record: R) => V,
+  ): { items: V[]; next: string } {
+    const afterSequence = decodeCursor(after);
+    const entries = readLog<R>(this.store, table, environmentId, afterSequence, checkListLimit(limit));
+    const items = entries.map((entry) => view(encodeCursor(entry.sequence), entry.value));
+    const last = entries.at(-1);
+    return { items, next: last ? encodeCursor(last.sequence) : encodeCursor(afterSequence) };
+  }
+}

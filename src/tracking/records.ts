@@ -1,0 +1,96 @@
+import type {
+  Attributes,
+  ConfigEvalResult,
+  FeatureEventAction,
+  FeedbackSource,
+  PromptEventAction,
+} from "../schemas/tracking.js";
+
+/**
+ * What the tracking tables hold. Times are epoch milliseconds; "absent" is `null` (never `undefined`) so that every
+ * record of a kind has one shape. Keys (all start with the environment id):
+ * - users `env␀userId`, companies `env␀companyId`
+ * - memberships `env␀u␀userId␀companyId` and `env␀c␀companyId␀userId` (both directions, same record)
+ * - events, featureEvents, promptEvents `env␀<sequence>` (append logs)
+ * - feedback `env␀log␀<sequence>` → FeedbackRecord and `env␀id␀feedbackId` → its sequence
+ * - counters `env␀seq␀<table>` → the last sequence number used by that log
+ */
+
+export interface UserRecord {
+  id: string;
+  attributes: Attributes;
+  /** The earliest time any call about this user carried. */
+  firstSeen: number;
+  /** The latest time of an active call; null while every call was `context.active: false`. */
+  lastSeen: number | null;
+  /** The company this user was most recently associated with (by association time), for event attribution. */
+  lastCompanyId: string | null;
+  lastCompanyAt: number | null;
+}
+
+export interface CompanyRecord {
+  id: string;
+  attributes: Attributes;
+  firstSeen: number;
+  lastSeen: number | null;
+}
+
+/** One user↔company association; stored under both directions' keys. */
+export interface MembershipRecord {
+  /** The earliest time a call associated the two. */
+  since: number;
+}
+
+export interface EventRecord {
+  event: string;
+  userId: string;
+  /** As sent. */
+  companyId: string | null;
+  /** The company the event counts for when it was ingested: its companyId, else the user's most recent company. */
+  countsForCompanyId: string | null;
+  attributes: Attributes;
+  /** The call's timestamp, or receivedAt when it sent none. */
+  timestamp: number;
+  receivedAt: number;
+  active: boolean;
+}
+
+export interface FeatureEventRecord {
+  action: FeatureEventAction;
+  key: string;
+  targetingVersion: number | null;
+  evalContext: Record<string, unknown> | null;
+  evalResult: boolean | ConfigEvalResult | null;
+  evalRuleResults: boolean[] | null;
+  evalMissingFields: string[] | null;
+  receivedAt: number;
+}
+
+export interface FeedbackRecord {
+  feedbackId: string;
+  userId: string;
+  companyId: string | null;
+  /** Both resolved from whichever the call named, so either can be listed. */
+  featureId: string;
+  key: string;
+  score: number | null;
+  comment: string | null;
+  question: string | null;
+  promptedQuestion: string | null;
+  promptId: string | null;
+  source: FeedbackSource | null;
+  timestamp: number;
+  /** receivedAt of the call that created it. */
+  createdAt: number;
+  /** receivedAt of the latest call that created or updated it. */
+  receivedAt: number;
+}
+
+export interface PromptEventRecord {
+  action: PromptEventAction;
+  featureId: string;
+  promptId: string;
+  userId: string;
+  promptedQuestion: string;
+  receivedAt: number;
+}

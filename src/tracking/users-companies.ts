@@ -1,0 +1,163 @@
+import type { Attributes } from "../schemas/tracking.js";
+import { key, prefixRange, lastKeyPart, type KvStore } from "../storage/kv.js";
+import type { CompanyRecord, MembershipRecord, UserRecord } from "./records.js";
+
+/** What one call says about a user or company. */
+export interface Sighting {
+  /** Merged over the stored attributes; undefined leaves them as they are. */
+  attributes: Attributes | undefined;
+  /** The call's timestamp, or when it was received. */
+  time: number;
+  /** False for `context.active: false`: attributes are stored, lastSeen stays. */
+  active: boolean;
+}
+
+/** Where a user lives in the `users` table. */
+export function userKey(environmentId: string, userId: string): string {
+  return key(environmentId, userId);
+}
+
+/** Where a company lives in the `companies` table. */
+export function companyKey(environmentId: string, companyId: string): string {
+  return key(environmentId, companyId);
+}
+
+/**
+ * Users, companies and their memberships in one environment, written inside a `KvStore.write` transaction. Records
+ * are cached for the transaction and written back once by `flush()`: a bulk of events from the same few users then
+ * costs one decode and one encode per user, not one per item.
+ */
+export class EntityWriter {
+  private readonly users = new Map<string, UserRecord>();
+  private readonly companies = new Map<string, CompanyRecord>();
+  private readonly dirtyUsers = new Set<string>();
+  private readonly dirtyCompanies = new Set<string>();
+
+  constructor(
+    private readonly store: KvStore,
+    private readonly environmentId: string,
+  ) {}
+
+  /** Creates or updates a user; answers the record as it now stands. */
+  upsertUser(userId: string, sighting: Sighting): UserRecord {
+    const existing = this.user(userId);
+    const user: UserRecord = existing
+      ? {
+          id: existing.id,
+          attributes: merge(existing.attributes, sighting.attributes),
+          firstSeen: Math.min(existing.firstSeen, sighting.time),
+          lastSeen: nextLastSeen(existing.lastSeen, sighting),
+          lastCompanyId: existing.lastCompanyId,
+          lastCompanyAt: existing.lastCompanyAt,
+        }
+      : {
+          id: userId,
+          attributes: merge({}, sighting.attributes),
+          firstSeen: sighting.time,
+          lastSeen: sighting.active ? sighting.time : null,
+          lastCompanyId: null,
+          lastCompanyAt: null,
+        };
+    this.users.set(userId, user);
+    this.dirtyUsers.add(userId);
+    return user;
+  }
+
+  /** Creates or updates a company; answers the record as it now stands. */
+  upsertCompany(companyId: string, sighting: Sighting): CompanyRecord {
+    const existing = this.company(companyId);
+    const company: CompanyRecord = existing
+      ? {
+          id: existing.id,
+          attributes: merge(existing.attributes, sighting.attributes),
+          firstSeen: Math.min(existing.firstSeen, sighting.time),
+          lastSeen: nextLastSeen(existing.lastSeen, sighting),
+        }
+      : {
+          id: companyId,
+          attributes: merge({}, sighting.attributes),
+          firstSeen: sighting.time,
+          lastSeen: sighting.active ? sighting.time : null,
+        };
+    this.companies.set(companyId, company);
+    this.dirtyCompanies.add(companyId);
+    return company;
+  }
+
+  /**
+   * Records that a user (upserted already) belongs to a company. The user's `lastCompanyId` moves to this company
+   * unless the user was associated with a company at a later time: an out-of-order call does not win.
+   */
+  associate(userId: string, companyId: string, time: number): void {
+    const memberships = this.store.table<MembershipRecord>("memberships");
+    const byUser = key(this.environmentId, "u", userId, companyId);
+    const existing = memberships.get(byUser);
+    // Written when the association first appears (or an older call shows it began earlier), so that repeat events
+    // cost a read, not two writes.
+    if (!existing || time < existing.since) {
+      const membership: MembershipRecord = { since: time };
+      memberships.put(byUser, membership);
+      memberships.put(key(this.environmentId, "c", companyId, userId), membership);
+    }
+    const user = this.user(userId);
+    if (!user) return;
+    // Ties go to the later call.
+    if (user.lastCompanyAt !== null && time < user.lastCompanyAt) return;
+    this.users.set(userId, { ...user, lastCompanyId: companyId, lastCompanyAt: time });
+    this.dirtyUsers.add(userId);
+  }
+
+  /** Writes back every record changed in this transaction. */
+  flush(): void {
+    const users = this.store.table<UserRecord>("users");
+    for (const userId of this.dirtyUsers) users.put(userKey(this.environmentId, userId), this.users.get(userId)!);
+    const companies = this.store.table<CompanyRecord>("companies");
+    for (const companyId of this.dirtyCompanies) companies.put(companyKey(this.environmentId, companyId), this.companies.get(companyId)!);
+    this.dirtyUsers.clear();
+    this.dirtyCompanies.clear();
+  }
+
+  private user(userId: string): UserRecord | undefined {
+    let user = this.users.get(userId);
+    if (user === undefined) {
+      user = this.store.table<UserRecord>("users").get(userKey(this.environmentId, userId));
+      if (user !== undefined) this.users.set(userId, user);
+    }
+    return user;
+  }
+
+  private company(companyId: string): CompanyRecord | undefined {
+    let company = this.companies.get(companyId);
+    if (company === undefined) {
+      company = this.store.table<CompanyRecord>("companies").get(companyKey(this.environmentId, companyId));
+      if (company !== undefined) this.companies.set(companyId, company);
+    }
+    return company;
+  }
+}
+
+function merge(stored: Attributes, sent: Attributes | undefined): Attributes {
+  // Spread defines own properties (never a prototype); validation already refused `__proto__` and friends.
+  return sent === undefined ? stored : { ...stored, ...sent };
+}
+
+function nextLastSeen(lastSeen: number | null, sighting: Sighting): number | null {
+  if (!sighting.active) return lastSeen;
+  return lastSeen === null ? sighting.time : Math.max(lastSeen, sighting.time);
+}
+
+/** The companies a user belongs to, in id order. */
+export function listUserCompanyIds(store: KvStore, environmentId: string, userId: string): string[] {
+  return listMembers(store, prefixRange(environmentId, "u", userId));
+}
+
+/** The users of a company, in id order. */
+export function listCompanyUserIds(store: KvStore, environmentId: string, companyId: string): string[] {
+  return listMembers(store, prefixRange(environmentId, "c", companyId));
+}
+
+function listMembers(store: KvStore, range: { start: string; end: string }): string[] {
+  const ids: string[] = [];
+  for (const entry of store.table<MembershipRecord>("memberships").range(range)) ids.push(lastKeyPart(entry.key));
+  return ids;
+}

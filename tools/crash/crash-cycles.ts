@@ -1,0 +1,161 @@
+/**
+ * Kill -9 under load, restart, and check that every acknowledged write is there and no bulk is partly stored.
+ * Used by the CI crash test (a few cycles) and by `tools/crash/run.ts` (50+ cycles, figures printed).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export interface CrashOptions {
+  cli: string;
+  dataDir: string;
+  cycles: number;
+  /** "1" native, "0" native-free. */
+  native: string;
+  concurrency?: number;
+  bulkSize?: number;
+  /** Load runs this long (random within the range, ms) before the kill. */
+  killAfterMs?: [number, number];
+  env?: Record<string, string>;
+}
+
+export interface CrashReport {
+  cycles: number;
+  acknowledgedEvents: number;
+  acknowledgedBulks: number;
+  lostEvents: number;
+  partialBulks: number;
+  /** Bulks that were not acknowledged but were stored whole (allowed: the kill came between commit and answer). */
+  unacknowledgedStoredBulks: number;
+  failures: string[];
+}
+
+const ADMIN_TOKEN = "adm_crash_test_token_0123456789abcdefghijklmnop";
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<void>;
+}
+
+async function start(options: CrashOptions): Promise<Running> {
+  const child = spawn(process.execPath, [options.cli, "serve"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      SWITCHYARD_PORT: "0",
+      SWITCHYARD_HOST: "127.0.0.1",
+      SWITCHYARD_DATA_DIR: options.dataDir,
+      SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN,
+      SWITCHYARD_NATIVE: options.native,
+      SWITCHYARD_LOG: "info",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("server did not start")), 20_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (line.includes('"message":"listening"')) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+      }
+    });
+    void exited.then(() => reject(new Error("server exited before listening")));
+  });
+  return { child, url: `http://127.0.0.1:${port}`, exited };
+}
+
+async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, init);
+  return { status: response.status, body: await response.json() };
+}
+
+async function readAllEvents(url: string, environmentId: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let after = "";
+  for (;;) {
+    const page = await json(`${url}/admin/environments/${environmentId}/events?limit=1000${after ? `&after=${after}` : ""}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    if (page.status !== 200) throw new Error(`reading events failed: ${JSON.stringify(page.body)}`);
+    for (const event of page.body.events as { event: string }[]) counts.set(event.event, (counts.get(event.event) ?? 0) + 1);
+    if (page.body.events.length === 0) return counts;
+    after = page.body.next;
+  }
+}
+
+export async function runCrashCycles(options: CrashOptions): Promise<CrashReport> {
+  const concurrency = options.concurrency ?? 8;
+  const bulkSize = options.bulkSize ?? 20;
+  const [minKill, maxKill] = options.killAfterMs ?? [150, 700];
+  const report: CrashReport = { cycles: 0, acknowledgedEvents: 0, acknowledgedBulks: 0, lostEvents: 0, partialBulks: 0, unacknowledgedStoredBulks: 0, failures: [] };
+  const acknowledgedEvents = new Set<string>();
+  const acknowledgedBulks = new Set<string>();
+  const attemptedBulks = new Set<string>();
+
+  let server = await start(options);
+  const created = await json(`${server.url}/admin/apps`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "crash" }),
+  });
+  const environment = created.body.app.environments[0] as { id: string; secretKey: string };
+
+  for (let cycle = 0; cycle < options.cycles; cycle++) {
+    let killed = false;
+    const worker = async (workerIndex: number) => {
+      for (let sequence = 0; !killed; sequence++) {
+        const useBulk = sequence % 3 === 2;
+        const name = `c${cycle}-w${workerIndex}-s${sequence}`;
+        const body = useBulk
+          ? Array.from({ length: bulkSize }, (_, index) => ({ type: "event", event: `${name}-b${index}`, userId: `u${workerIndex}` }))
+          : { event: name, userId: `u${workerIndex}` };
+        if (useBulk) attemptedBulks.add(name);
+        try {
+          const response = await fetch(`${server.url}${useBulk ? "/bulk" : "/event"}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${environment.secretKey}`, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          if (response.status === 200) {
+            if (useBulk) acknowledgedBulks.add(name);
+            else acknowledgedEvents.add(name);
+          }
+          await response.arrayBuffer();
+        } catch {
+          // The connection died with the server: not acknowledged, nothing to hold us to.
+        }
+      }
+    };
+    const workers = Array.from({ length: concurrency }, (_, index) => worker(index));
+    await new Promise((resolve) => setTimeout(resolve, minKill + Math.random() * (maxKill - minKill)));
+    server.child.kill("SIGKILL");
+    killed = true;
+    await server.exited;
+    await Promise.all(workers);
+    server = await start(options);
+    report.cycles++;
+  }
+
+  const stored = await readAllEvents(server.url, environment.id);
+  for (const name of acknowledgedEvents) if (!stored.has(name)) report.lostEvents++;
+  for (const name of attemptedBulks) {
+    let present = 0;
+    for (let index = 0; index < bulkSize; index++) if (stored.has(`${name}-b${index}`)) present++;
+    if (present !== 0 && present !== bulkSize) {
+      report.partialBulks++;
+      report.failures.push(`bulk ${name}: ${present}/${bulkSize} stored`);
+    }
+    if (acknowledgedBulks.has(name) && present !== bulkSize) {
+      report.lostEvents += bulkSize - present;
+      report.failures.push(`acknowledged bulk ${name}: ${present}/${bulkSize} stored`);
+    }
+    if (!acknowledgedBulks.has(name) && present === bulkSize) report.unacknowledgedStoredBulks++;
+  }
+  report.acknowledgedEvents = acknowledgedEvents.size + acknowledgedBulks.size * bulkSize;
+  report.acknowledgedBulks = acknowledgedBulks.size;
+  server.child.kill("SIGTERM");
+  await server.exited;
+  return report;
+}
