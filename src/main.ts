@@ -1,4 +1,5 @@
 import { createApiCore } from "./api/core.js";
+import { RateLimiter } from "./api/rate-limiter.js";
 import { HEALTH_ROUTES } from "./api/health-routes.js";
 import type { RouteSpec } from "./api/route.js";
 import { Router } from "./api/router.js";
@@ -88,6 +89,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     executor,
     log,
     auth: { keys, adminTokenDigest: digestKey(admin.token) },
+    rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
   };
 

@@ -2,6 +2,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { Logger } from "../observability/logger.js";
 import { authenticate, type AuthContext } from "./auth.js";
 import { preflight, withCors } from "./cors.js";
+import type { RateLimiter } from "./rate-limiter.js";
 import { errorFor, errorResponse } from "./responses.js";
 import type { RouteContext, RouteResult, RouteSpec } from "./route.js";
 import type { Router } from "./router.js";
@@ -10,6 +11,8 @@ import { isStreamResponse, type ApiCore, type ApiRequest, type ApiResponse, type
 export interface CoreServices {
   auth: AuthContext;
   log: Logger;
+  /** Requests per second per environment key and per client address; the admin API is not limited. */
+  rateLimits: { perKey: RateLimiter; perAddress: RateLimiter };
   /** Whether the service is shutting down: new work is refused with a retryable 503. */
   isDraining(): boolean;
 }
@@ -37,7 +40,14 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
         const fail = (error: unknown): ApiResponse => withCors(toErrorResponse(error, services.log, request), origin);
         try {
           if (services.isDraining() && spec.access !== "public") throw new ServiceError("SHUTTING_DOWN", undefined, undefined, 1);
+          const { perKey, perAddress } = services.rateLimits;
+          if (spec.access !== "admin" && spec.access !== "public" && !perAddress.allow(request.remoteAddress)) {
+            throw new ServiceError("RATE_LIMITED", "Too many requests from this address.", undefined, perAddress.retryAfterSeconds());
+          }
           const principal = authenticate(services.auth, request, spec.access, params);
+          if ("environmentId" in principal && !perKey.allow(`${principal.kind}:${principal.environmentId}`)) {
+            throw new ServiceError("RATE_LIMITED", "Too many requests for this key.", undefined, perKey.retryAfterSeconds());
+          }
           const context: RouteContext<S> = { request, params, principal, services };
           const result = spec.handle(context);
           return result instanceof Promise ? result.then(finish, fail) : finish(result);
