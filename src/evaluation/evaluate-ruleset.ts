@@ -1,0 +1,76 @@
+/** Evaluates a compiled ruleset against one context. Never throws. */
+import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
+import type { EvaluationScope } from "./compile-filter.js";
+import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
+import { flattenContext } from "./flatten-context.js";
+import type { EvaluatedFeature, EvaluateOptions } from "./types.js";
+
+/**
+ * Evaluates every feature of `ruleset` (or only `options.onlyKey`) for `context`, in definition order. As in the
+ * reference, all targeting rules are evaluated (isEnabled: any matched) and all config variants are evaluated (the
+ * first match is the variant), each list reporting its own missing fields.
+ */
+export function evaluateRuleset(
+  ruleset: CompiledRuleset,
+  context: Record<string, unknown>,
+  options: EvaluateOptions = {},
+): EvaluatedFeature[] {
+  const scope: EvaluationScope = { flat: flattenSafely(context), missing: null };
+  const onlyEnabled = options.onlyEnabled === true;
+  const results: EvaluatedFeature[] = [];
+  if (options.onlyKey !== undefined) {
+    const feature = ruleset.byKey.get(options.onlyKey);
+    const result = feature === undefined ? undefined : evaluateFeature(feature, scope, onlyEnabled);
+    if (result !== undefined) results.push(result);
+    return results;
+  }
+  for (const feature of ruleset.features) {
+    const result = evaluateFeature(feature, scope, onlyEnabled);
+    if (result !== undefined) results.push(result);
+  }
+  return results;
+}
+
+function flattenSafely(context: Record<string, unknown>): Map<string, string> {
+  try {
+    return flattenContext(context);
+  } catch {
+    // Not an object, or one whose getters throw: nothing usable, so every field is missing.
+    return new Map();
+  }
+}
+
+function evaluateFeature(
+  feature: CompiledFeature,
+  scope: EvaluationScope,
+  onlyEnabled: boolean,
+): EvaluatedFeature | undefined {
+  try {
+    const ruleResults = evaluateRules(feature.targeting, scope);
+    const missing = scope.missing ?? [];
+    const isEnabled = ruleResults.includes(true);
+    if (onlyEnabled && !isEnabled) return undefined;
+    const variantResults = evaluateRules(feature.variantRules, scope);
+    const variantMissing = scope.missing ?? [];
+    const matched = variantResults.indexOf(true);
+    const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
+    const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
+    return new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
+  } catch {
+    // Unreachable with compiled closures (they do not throw); kept so that one feature can never fail a request.
+    return onlyEnabled ? undefined : disabled(feature);
+  }
+}
+
+function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {
+  scope.missing = null;
+  if (rules.constantResults !== undefined) return rules.constantResults.slice();
+  const results: boolean[] = [];
+  for (const run of rules.runs) results.push(run(scope));
+  return results;
+}
+
+function disabled(feature: CompiledFeature): EvaluatedFeature {
+  const config = new EvaluatedConfigResult(feature.configVersion, null, [], []);
+  return new EvaluatedFeatureResult(feature, false, [], [], config);
+}

@@ -1,0 +1,94 @@
+import { hashInt } from "@bucketco/flag-evaluation";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+import { encodeLikeJsSha256, RolloutBucketCache, rolloutBucket, RolloutCaches } from "./rollout-hash.js";
+
+describe("rolloutBucket", () => {
+  it("matches the golden vectors (the whole `<key>.<value>` string is the input)", () => {
+    expect(rolloutBucket("EEuoT8KShb")).toBe(38026);
+    expect(rolloutBucket("huddle.acme")).toBe(30148);
+    expect(rolloutBucket("test-flag.user-1")).toBe(179);
+  });
+
+  it("equals the reference hashInt on random strings, including non-ASCII", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 80 }), (input) => {
+        expect(rolloutBucket(input)).toBe(hashInt(input));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("equals hashInt on strings with lone surrogates, which js-sha256 encodes its own way", () => {
+    const codeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 70 });
+    fc.assert(
+      fc.property(codeUnits, (units) => {
+        const input = String.fromCharCode(...units);
+        expect(rolloutBucket(input)).toBe(hashInt(input));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const input of ["\uD800", "a\uDC00", "\uDBFF\uDFFF", "\uD800x", "x\uD83D"]) {
+      expect(rolloutBucket(input)).toBe(hashInt(input));
+    }
+  });
+
+  it("encodes well-formed strings as UTF-8", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 20 }), (input) => {
+        expect(encodeLikeJsSha256(input).equals(Buffer.from(input, "utf8"))).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("RolloutBucketCache", () => {
+  it("answers what rolloutBucket answers, hit or miss", () => {
+    const cache = new RolloutBucketCache("flag.", 4);
+    for (let round = 0; round < 3; round++) {
+      for (let user = 0; user < 10; user++) {
+        expect(cache.bucket(`user-${user}`)).toBe(rolloutBucket(`flag.user-${user}`));
+      }
+    }
+  });
+
+  it("holds at most two generations", () => {
+    const cache = new RolloutBucketCache("flag.", 100);
+    for (let user = 0; user < 1_000; user++) cache.bucket(`user-${user}`);
+    expect(cache.size).toBeLessThanOrEqual(200);
+    expect(cache.size).toBeGreaterThan(100);
+  });
+
+  it("keeps a recently used entry across a generation turnover", () => {
+    const cache = new RolloutBucketCache("flag.", 2);
+    cache.bucket("a");
+    cache.bucket("b");
+    cache.bucket("c"); // full: "a" and "b" become the previous generation
+    cache.bucket("a"); // found there, and brought into the current one
+    cache.bucket("d"); // full again: the generation holding "b" is dropped
+    expect(cache.has("a")).toBe(true);
+    expect(cache.has("b")).toBe(false);
+    expect(cache.size).toBe(3);
+  });
+});
+
+describe("RolloutCaches", () => {
+  it("splits the generation budget between rollout keys, within bounds", () => {
+    const few = new RolloutCaches();
+    few.for("a");
+    few.for("b");
+    few.sizeGenerations();
+    expect(few.for("a").generationSize).toBe(RolloutCaches.MAX_PER_KEY);
+
+    const many = new RolloutCaches();
+    for (let key = 0; key < 1_000; key++) many.for(`feature-${key}`);
+    many.sizeGenerations();
+    expect(many.for("feature-0").generationSize).toBe(RolloutCaches.MIN_PER_KEY);
+
+    const some = new RolloutCaches();
+    for (let key = 0; key < 64; key++) some.for(`feature-${key}`);
+    some.sizeGenerations();
+    expect(some.for("feature-0").generationSize).toBe(1_024);
+  });
+});

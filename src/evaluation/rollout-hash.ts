@@ -1,0 +1,120 @@
+/** The percentage-rollout hash of the reference evaluator, and a bounded cache of its results. */
+import { hash } from "node:crypto";
+
+const LOW_20_BITS = 0xfffff;
+
+/** The scale of rollout thresholds: 100000 is 100 %. */
+export const ROLLOUT_SCALE = 100_000;
+
+/**
+ * The rollout bucket (0..100000) of a hash input `<filter key>.<attribute value>`: SHA-256 of its UTF-8 bytes, the
+ * first four bytes as a little-endian uint32, its low 20 bits scaled to 0..100000. A filter is on iff
+ * bucket < threshold.
+ */
+export function rolloutBucket(hashInput: string): number {
+  // One-shot crypto.hash (Node ≥ 20.12) skips the Hash object createHash allocates: hashing dominates evaluation.
+  const data = SURROGATE.test(hashInput) ? encodeLikeJsSha256(hashInput) : hashInput;
+  const digest = hash("sha256", data, "buffer");
+  return Math.floor(((digest.readUInt32LE(0) & LOW_20_BITS) / LOW_20_BITS) * ROLLOUT_SCALE);
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The bytes the reference's js-sha256 hashes for a string holding surrogates. It joins every surrogate with the code
+ * unit after it, paired or not (a lone one at the end with 0), where Node would write U+FFFD for a lone one. For
+ * well-formed strings both give plain UTF-8, so this slow path only runs when a surrogate is present.
+ */
+export function encodeLikeJsSha256(text: string): Buffer {
+  const bytes: number[] = [];
+  for (let index = 0; index < text.length; index++) {
+    let code = text.charCodeAt(index);
+    if (code < 0x80) {
+      bytes.push(code);
+    } else if (code < 0x800) {
+      bytes.push(0xc0 | (code >>> 6), 0x80 | (code & 0x3f));
+    } else if (code < 0xd800 || code >= 0xe000) {
+      bytes.push(0xe0 | (code >>> 12), 0x80 | ((code >>> 6) & 0x3f), 0x80 | (code & 0x3f));
+    } else {
+      // charCodeAt past the end is NaN, and NaN & 0x3ff is 0, as in js-sha256.
+      code = 0x10000 + (((code & 0x3ff) << 10) | (text.charCodeAt(++index) & 0x3ff));
+      bytes.push(0xf0 | (code >>> 18), 0x80 | ((code >>> 12) & 0x3f));
+      bytes.push(0x80 | ((code >>> 6) & 0x3f), 0x80 | (code & 0x3f));
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * Remembers the rollout buckets of one rollout key by attribute value, within a bound. Two generations: when the
+ * current one fills up it becomes the previous one and the older is dropped, so recently used values survive a
+ * turnover (an LRU approximation that costs no bookkeeping per hit).
+ *
+ * Keyed by the attribute value alone, not by `<key>.<value>`: a hit then needs no string concatenation, and the
+ * value's hash is usually already cached in the string.
+ */
+export class RolloutBucketCache {
+  private current = new Map<string, number>();
+  private previous = new Map<string, number>();
+
+  constructor(
+    /** `<rollout key>.`, the part of the hash input before the value; "" to key by whole hash inputs. */
+    private readonly prefix = "",
+    public generationSize = 10_000,
+  ) {}
+
+  bucket(value: string): number {
+    let bucket = this.current.get(value);
+    if (bucket !== undefined) return bucket;
+    bucket = this.previous.get(value) ?? rolloutBucket(this.prefix + value);
+    if (this.current.size >= this.generationSize) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(value, bucket);
+    return bucket;
+  }
+
+  /** Whether the bucket of `value` is held, without touching the cache; for tests. */
+  has(value: string): boolean {
+    return this.current.has(value) || this.previous.has(value);
+  }
+
+  /** Entries held, for tests and metrics; at most twice the generation size. */
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+}
+
+/**
+ * The bucket caches of one ruleset, one per rollout key, so that the filters sharing a key (the same hash inputs)
+ * share entries. The ruleset's entry budget is split evenly between its keys once compilation is done.
+ */
+export class RolloutCaches {
+  /** Entries per generation for the whole ruleset; each key gets a share, within the bounds below. */
+  static readonly GENERATION_BUDGET = 65_536;
+  static readonly MIN_PER_KEY = 256;
+  static readonly MAX_PER_KEY = 16_384;
+
+  private readonly byKey = new Map<string, RolloutBucketCache>();
+
+  for(rolloutKey: string): RolloutBucketCache {
+    let cache = this.byKey.get(rolloutKey);
+    if (cache === undefined) {
+      cache = new RolloutBucketCache(`${rolloutKey}.`);
+      this.byKey.set(rolloutKey, cache);
+    }
+    return cache;
+  }
+
+  /** Sizes every key's generations now that the number of keys is known. */
+  sizeGenerations(): void {
+    const share = Math.floor(RolloutCaches.GENERATION_BUDGET / Math.max(1, this.byKey.size));
+    const perKey = Math.min(RolloutCaches.MAX_PER_KEY, Math.max(RolloutCaches.MIN_PER_KEY, share));
+    for (const cache of this.byKey.values()) cache.generationSize = perKey;
+  }
+
+  get keyCount(): number {
+    return this.byKey.size;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Property test: our compiled evaluation answers exactly as the reference evaluator, result by result, on random
+ * rule trees and contexts. A failure prints the seed and the shrunk counterexample (fast-check's default report).
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+import { compileRuleset, evaluateRuleset, serializeEvaluation } from "../../src/evaluation/index.js";
+import { validateConfig, validateTargeting } from "../../src/schemas/rules.js";
+import { evaluationContext, featureDefinitions, PARITY_NOW } from "./arbitraries.js";
+import { compileReference, evaluateReference } from "./reference.js";
+
+/** (ruleset, context) pairs compared, across the whole file. */
+const MIN_CASES = 100_000;
+const CONTEXTS_PER_RULESET = 16;
+/** Leaves headroom under the per-test timeout on a slow two-core machine. */
+const TIME_BUDGET_MS = 40_000;
+
+describe("evaluation parity with @bucketco/flag-evaluation", () => {
+  const originalTimeZone = process.env.TZ;
+  beforeAll(() => {
+    // A zone with DST around PARITY_NOW, where the reference's local-calendar "N days ago" differs from N × 24 h.
+    process.env.TZ = "Europe/Berlin";
+    // AFTER / BEFORE read the clock: both evaluators must see the same instant.
+    vi.useFakeTimers({ toFake: ["Date"], now: PARITY_NOW });
+    // The reference logs every NaN comparison with console.error; that would drown the report.
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+  });
+  afterAll(() => {
+    if (originalTimeZone === undefined) delete process.env.TZ;
+    else process.env.TZ = originalTimeZone;
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it(
+    `matches the reference on at least ${MIN_CASES} random (ruleset, context) pairs`,
+    () => {
+      expect(new Date(PARITY_NOW).getTimezoneOffset()).not.toBe(new Date(PARITY_NOW - 86_400_000).getTimezoneOffset());
+      let cases = 0;
+      const started = performance.now();
+      fc.assert(
+        fc.property(
+          featureDefinitions(),
+          fc.array(evaluationContext(), { minLength: CONTEXTS_PER_RULESET, maxLength: CONTEXTS_PER_RULESET }),
+          fc.constantFrom<{ onlyEnabled?: boolean; onlyKey?: string }>({}, {}, {}, { onlyEnabled: true }, { onlyKey: "huddle" }),
+          (definitions, contexts, options) => {
+            // The generator must only produce trees the management API accepts, or parity would be vacuous.
+            for (const definition of definitions) {
+              expect(validateTargeting(definition.targeting).ok).toBe(true);
+              expect(validateConfig(definition.config).ok).toBe(true);
+            }
+            const ours = compileRuleset(definitions);
+            expect(ours.compileFailures).toEqual([]);
+            const reference = compileReference(definitions);
+            for (const context of contexts) {
+              const actual = evaluateRuleset(ours, context, options);
+              const expected = evaluateReference(reference, context, options);
+              // JSON text comparison is exact for these JSON-shaped results and far cheaper than a deep equal;
+              // the deep equal runs only to describe a difference.
+              const expectedMap = JSON.stringify(Object.fromEntries(expected.map((item) => [item.key, item])));
+              if (JSON.stringify(actual) !== JSON.stringify(expected) || serializeEvaluation(actual) !== expectedMap) {
+                expect(actual).toEqual(expected);
+                expect(serializeEvaluation(actual)).toBe(expectedMap);
+              }
+              cases++;
+            }
+          },
+        ),
+        {
+          numRuns: Math.ceil((MIN_CASES * 1.2) / CONTEXTS_PER_RULESET),
+          plugins: [fc.interruptAfterTimeLimit(TIME_BUDGET_MS)],
+        },
+      );
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.info(`parity: ${cases} (ruleset, context) pairs compared in ${seconds} s`);
+      expect(cases).toBeGreaterThanOrEqual(MIN_CASES);
+    },
+    TIME_BUDGET_MS + 15_000,
+  );
+});
