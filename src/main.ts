@@ -9,9 +9,12 @@ import { resolveAdminToken } from "./config/admin-token.js";
 import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
+import { createLiveRoutes } from "./live/live-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EVALUATION_ROUTES } from "./serving/evaluation-routes.js";
+import { PROMPTING_ROUTES } from "./serving/prompting-route.js";
 import { createRulesRoutes } from "./serving/rules-route.js";
 import { TRACKING_ROUTES } from "./serving/tracking-routes.js";
 import { createJobContext } from "./jobs/job-context.js";
@@ -40,7 +43,8 @@ function buildRouter(): Router<RouteSpec<Services>> {
   const router = new Router<RouteSpec<Services>>();
   for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
   addAdminRoutes(router);
-  for (const [method, pattern, spec] of [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES]) router.add(method, pattern, spec);
+  const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
+  for (const [method, pattern, spec] of frontFacing) router.add(method, pattern, spec);
   return router;
 }
 

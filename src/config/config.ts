@@ -20,6 +20,14 @@ export interface Config {
   /** Tracking writes allowed to wait for a commit before new ones get a 503. */
   readonly maxPendingWrites: number;
   readonly logLevel: "silent" | "info";
+  /** Live-update streams (API.md §5): keep-alive comment interval, and how many streams may be open. */
+  readonly sse: {
+    readonly keepAliveMs: number;
+    /** Per environment key (an environment's publishable or its secret key). */
+    readonly maxStreamsPerKey: number;
+    /** Across the whole process. */
+    readonly maxStreams: number;
+  };
 }
 
 const integerFrom = (minimum: number, maximum: number) =>
@@ -44,6 +52,10 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_RATE_LIMIT_PER_ADDRESS: v.optional(integerFrom(0, 10_000_000), "0"),
   SWITCHYARD_MAX_PENDING_WRITES: v.optional(integerFrom(1, 10_000_000), "20000"),
   SWITCHYARD_LOG: v.optional(v.picklist(["silent", "info"], "must be silent or info"), "info"),
+  // The contract's 15 s; tests shorten it. Below 100 ms the comments alone would be a load.
+  SWITCHYARD_SSE_KEEPALIVE_MS: v.optional(integerFrom(100, 3_600_000), "15000"),
+  SWITCHYARD_SSE_MAX_STREAMS_PER_KEY: v.optional(integerFrom(1, 1_000_000), "100"),
+  SWITCHYARD_SSE_MAX_STREAMS: v.optional(integerFrom(1, 1_000_000), "10000"),
 });
 
 export class ConfigError extends Error {
@@ -75,5 +87,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     rateLimitPerAddress: input.SWITCHYARD_RATE_LIMIT_PER_ADDRESS,
     maxPendingWrites: input.SWITCHYARD_MAX_PENDING_WRITES,
     logLevel: input.SWITCHYARD_LOG,
+    sse: Object.freeze({
+      keepAliveMs: input.SWITCHYARD_SSE_KEEPALIVE_MS,
+      maxStreamsPerKey: input.SWITCHYARD_SSE_MAX_STREAMS_PER_KEY,
+      maxStreams: input.SWITCHYARD_SSE_MAX_STREAMS,
+    }),
   });
 }

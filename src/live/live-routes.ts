@@ -1,0 +1,78 @@
+import { environmentOf, type RouteContext, type RouteSpec } from "../api/route.js";
+import type { HttpMethod } from "../api/router.js";
+import type { StreamResponse } from "../api/types.js";
+import { ServiceError } from "../errors/catalogue.js";
+import type { Services } from "../services.js";
+import { LiveStreamHub } from "./live-stream-hub.js";
+
+/** Response headers of every stream. `x-accel-buffering` stops nginx-style proxies from holding the events back. */
+const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * The front ends write a stream's headers exactly as given (the core's CORS wrapper only sees plain answers), so
+ * the CORS headers of API.md §2 are added here: echo the Origin, allow credentials (EventSource `withCredentials`).
+ */
+function streamHeaders(origin: string | undefined): Record<string, string> {
+  if (!origin) return { ...STREAM_HEADERS };
+  return { ...STREAM_HEADERS, "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin" };
+}
+
+/**
+ * `/sse/client` carries the browser's context as JSON (the Reflag browser SDK's `serializeContext`). Updates are
+ * per environment, so it is not used; a malformed one is still refused, as for any query.
+ */
+function checkContextParam(query: string): void {
+  if (!query.includes("context=")) return;
+  const raw = new URLSearchParams(query).get("context");
+  if (raw === null || raw === "") return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ServiceError("INVALID_QUERY", undefined, [{ path: "context", message: "must be a JSON object" }]);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ServiceError("INVALID_QUERY", undefined, [{ path: "context", message: "must be a JSON object" }]);
+  }
+}
+
+function openStream(hub: LiveStreamHub, context: RouteContext<Services>): StreamResponse {
+  const { environmentId } = environmentOf(context.principal);
+  const environment = context.services.tenancy.getEnvironment(environmentId);
+  if (!environment) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
+  return hub.open(
+    { environmentId, keyId: `${context.principal.kind}:${environmentId}`, currentVersion: environment.flagStateVersion },
+    streamHeaders(context.request.headers.origin),
+  );
+}
+
+/**
+ * `GET /sse/server` (secret key; the Reflag node SDK's `flagsPushUrl`) and `GET /sse/client` (publishable or secret;
+ * the Reflag browser SDK's live updates), API.md §5. The handlers stay synchronous: see `LiveStreamHub.open`.
+ */
+export function createLiveRoutes(): [HttpMethod, string, RouteSpec<Services>][] {
+  let hub: LiveStreamHub | undefined;
+  // Built on first use: the route table is made before the services exist.
+  const hubOf = (services: Services) => (hub ??= new LiveStreamHub(services.flagStates, services.config.sse));
+  return [
+    ["GET", "/sse/server", { access: "secret", bodyLimit: 0, cors: true, handle: (context) => openStream(hubOf(context.services), context) }],
+    [
+      "GET",
+      "/sse/client",
+      {
+        access: "environment",
+        bodyLimit: 0,
+        cors: true,
+        handle: (context) => {
+          checkContextParam(context.request.query);
+          return openStream(hubOf(context.services), context);
+        },
+      },
+    ],
+  ];
+}

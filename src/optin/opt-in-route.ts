@@ -1,0 +1,31 @@
+import * as v from "valibot";
+import { parseJsonBody } from "../api/json-body.js";
+import { ok } from "../api/responses.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../api/route.js";
+import type { HttpMethod } from "../api/router.js";
+import type { ApiResponse } from "../api/types.js";
+import { ServiceError } from "../errors/catalogue.js";
+import { parseOrThrow } from "../schemas/issues.js";
+import type { Services } from "../services.js";
+import { OptInBody } from "./opt-in-body.js";
+import { writeOptIn } from "./opt-in-store.js";
+
+async function setOptIn(context: RouteContext<Services>): Promise<ApiResponse> {
+  const { appId, environmentId } = environmentOf(context.principal);
+  const { services, request } = context;
+  const body = parseOrThrow(v.safeParse, OptInBody, parseJsonBody(request.body, request.headers["content-type"]));
+  const id = body.context[body.scope]?.id;
+  if (id === undefined || id === null) {
+    throw new ServiceError("INVALID_BODY", undefined, [{ path: `context.${body.scope}.id`, message: `is required for scope "${body.scope}"` }]);
+  }
+  const result = await writeOptIn(services.store, { environmentId, appId, featureKey: body.key, scope: body.scope, id, optedIn: body.optedIn });
+  if (result.kind === "no-environment") throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
+  if (result.kind === "no-opt-in-feature") throw new ServiceError("NOT_FOUND", `No feature ${body.key} that allows opt-in.`);
+  if (result.changed) services.flagStates.announce(environmentId, result.flagStateVersion);
+  return ok({ flagStateVersion: result.flagStateVersion });
+}
+
+/** `POST /flags/opt-in` (API.md §5): publishable or secret key. */
+export const OPT_IN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["POST", "/flags/opt-in", { access: "environment", bodyLimit: BODY_LIMITS.single, cors: true, handle: setOptIn }],
+];
