@@ -33,6 +33,8 @@ export interface CompiledFeature {
   readonly targeting: CompiledRules;
   readonly variantRules: CompiledRules;
   readonly variants: readonly CompiledVariant[];
+  /** Set when the feature allows opt-in. */
+  readonly optIn: { readonly description: string | null } | undefined;
   /** `"<key>":{"key":"<key>","isEnabled":` */
   readonly itemHead: string;
   /** `,"targetingVersion":…,"stage":…,"ruleEvaluationResults":` */
@@ -128,6 +130,7 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
     targeting: targeting.rules,
     variantRules: variantRules.rules,
     variants,
+    optIn: definition.optIn ? { description: typeof definition.optIn.description === "string" ? definition.optIn.description : null } : undefined,
     itemHead: `${keyJson}:{"key":${keyJson},"isEnabled":`,
     afterIsEnabled: `,"targetingVersion":${targetingVersion},"stage":${JSON.stringify(stage)},"ruleEvaluationResults":`,
     defaultConfigHead: `{"key":null,"payload":null,${versionsJson},"default":true,"ruleEvaluationResults":`,

@@ -3,7 +3,7 @@ import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-
 import type { EvaluationScope } from "./compile-filter.js";
 import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { flattenContext } from "./flatten-context.js";
-import type { EvaluatedFeature, EvaluateOptions } from "./types.js";
+import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
 
 /**
  * Evaluates every feature of `ruleset` (or only `options.onlyKey`) for `context`, in definition order. As in the
@@ -17,15 +17,16 @@ export function evaluateRuleset(
 ): EvaluatedFeature[] {
   const scope: EvaluationScope = { flat: flattenSafely(context), missing: null };
   const onlyEnabled = options.onlyEnabled === true;
+  const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];
   if (options.onlyKey !== undefined) {
     const feature = ruleset.byKey.get(options.onlyKey);
-    const result = feature === undefined ? undefined : evaluateFeature(feature, scope, onlyEnabled);
+    const result = feature === undefined ? undefined : evaluateFeature(feature, scope, onlyEnabled, optIns);
     if (result !== undefined) results.push(result);
     return results;
   }
   for (const feature of ruleset.features) {
-    const result = evaluateFeature(feature, scope, onlyEnabled);
+    const result = evaluateFeature(feature, scope, onlyEnabled, optIns);
     if (result !== undefined) results.push(result);
   }
   return results;
@@ -44,22 +45,37 @@ function evaluateFeature(
   feature: CompiledFeature,
   scope: EvaluationScope,
   onlyEnabled: boolean,
+  optIns: EvaluateOptions["optIns"],
 ): EvaluatedFeature | undefined {
   try {
     const ruleResults = evaluateRules(feature.targeting, scope);
     const missing = scope.missing ?? [];
-    const isEnabled = ruleResults.includes(true);
+    const optIn = feature.optIn === undefined ? undefined : optInItem(feature, optIns);
+    // Opting in turns a feature on that its rules leave off; the rule results still say what the rules did.
+    const isEnabled = ruleResults.includes(true) || optIn?.isOptedIn === true;
     if (onlyEnabled && !isEnabled) return undefined;
     const variantResults = evaluateRules(feature.variantRules, scope);
     const variantMissing = scope.missing ?? [];
     const matched = variantResults.indexOf(true);
     const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
     const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
-    return new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
+    const result: EvaluatedFeature = new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
+    if (optIn !== undefined) {
+      // Extra fields take serializeEvaluation's generic path for this item; opt-in features are few.
+      result.optInEnabled = true;
+      result.optIn = optIn;
+    }
+    return result;
   } catch {
     // Unreachable with compiled closures (they do not throw); kept so that one feature can never fail a request.
     return onlyEnabled ? undefined : disabled(feature);
   }
+}
+
+function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]): OptInItem {
+  const userOptedIn = optIns?.user.has(feature.key) === true;
+  const companyOptedIn = optIns?.company.has(feature.key) === true;
+  return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.key, description: feature.optIn?.description ?? null };
 }
 
 function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {

@@ -12,5 +12,6 @@ export type {
   EvaluateOptions,
   FeatureDefinition,
   Filter,
+  OptInItem,
   TargetingRules,
 } from "./types.js";

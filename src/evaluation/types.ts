@@ -9,6 +9,18 @@ export interface FeatureDefinition {
   stage: string | null;
   targeting: { version: number; rules: { filter: Filter }[] };
   config: { version: number; variants: { filter: Filter; key: string; payload: unknown }[] };
+  /** Present when the feature lets users and companies opt in: an opted-in one sees it on. */
+  optIn?: { description: string | null };
+}
+
+/** The `optIn` item of an evaluated feature, in the shape the Reflag browser SDK validates. */
+export interface OptInItem {
+  userOptedIn: boolean;
+  companyOptedIn: boolean;
+  isOptedIn: boolean;
+  /** Features have no display name; the key stands in. */
+  name: string;
+  description: string | null;
 }
 
 /** The remote config part of an evaluated feature, shaped like the hosted service's answer. */
@@ -35,6 +47,9 @@ export interface EvaluatedFeature {
   ruleEvaluationResults: boolean[];
   missingContextFields: string[];
   config: EvaluatedConfig;
+  /** Only on features that allow opt-in. */
+  optInEnabled?: true;
+  optIn?: OptInItem;
 }
 
 /** Options of evaluateRuleset. */
@@ -43,4 +58,6 @@ export interface EvaluateOptions {
   onlyKey?: string;
   /** Leave out the features that are not enabled. */
   onlyEnabled?: boolean;
+  /** Keys of the opt-in features the context's user and company opted in to. */
+  optIns?: { user: ReadonlySet<string>; company: ReadonlySet<string> };
 }

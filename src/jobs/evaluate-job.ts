@@ -1,5 +1,6 @@
 import { contextFromQuery, evaluateRuleset, serializeEvaluation, type EvaluatedFeature } from "../evaluation/index.js";
 import { ServiceError } from "../errors/catalogue.js";
+import { listOptedInFeatures } from "../optin/opt-in-store.js";
 import { recordFeatureEvents, type FeatureEventInput } from "../tracking/index.js";
 import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import type { JobContext } from "./job-context.js";
@@ -57,6 +58,14 @@ export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): 
   const results = evaluateRuleset(current.ruleset, context, {
     ...(parsed.key !== undefined ? { onlyKey: parsed.key } : {}),
     onlyEnabled: job.onlyEnabled,
+    ...(current.allowsOptIn
+      ? {
+          optIns: {
+            user: listOptedInFeatures(jobContext.store, job.environmentId, "user", idOf(context.user)),
+            company: listOptedInFeatures(jobContext.store, job.environmentId, "company", idOf(context.company)),
+          },
+        }
+      : {}),
   });
   if (job.onlyEnabled && results.length > 0) {
     await recordFeatureEvents(jobContext.store, job.environmentId, evaluateEvents(results, context), Date.now());

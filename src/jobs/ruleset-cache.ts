@@ -7,6 +7,8 @@ import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 export interface CurrentRuleset {
   environment: EnvironmentRecord;
   ruleset: CompiledRuleset;
+  /** Whether any feature allows opt-in (only then are the context's opt-ins looked up). */
+  allowsOptIn: boolean;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface CurrentRuleset {
  * served after an admin call has returned.
  */
 export class RulesetCache {
-  private readonly compiled = new Map<string, { version: number; ruleset: CompiledRuleset }>();
+  private readonly compiled = new Map<string, { version: number; ruleset: CompiledRuleset; allowsOptIn: boolean }>();
 
   constructor(
     private readonly store: KvStore,
@@ -31,15 +33,17 @@ export class RulesetCache {
     }
     if (!environment) return undefined;
     const cached = this.compiled.get(environmentId);
-    if (cached && cached.version === environment.flagStateVersion) return { environment, ruleset: cached.ruleset };
+    if (cached && cached.version === environment.flagStateVersion) return { environment, ruleset: cached.ruleset, allowsOptIn: cached.allowsOptIn };
     const definitions: FeatureDefinition[] = this.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
       key: feature.key,
       stage: feature.stage,
       targeting: state.targeting as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
+      ...(feature.optInEnabled ? { optIn: { description: feature.description } } : {}),
     }));
     const ruleset = compileRuleset(definitions);
-    this.compiled.set(environmentId, { version: environment.flagStateVersion, ruleset });
-    return { environment, ruleset };
+    const allowsOptIn = definitions.some((definition) => definition.optIn !== undefined);
+    this.compiled.set(environmentId, { version: environment.flagStateVersion, ruleset, allowsOptIn });
+    return { environment, ruleset, allowsOptIn };
   }
 }

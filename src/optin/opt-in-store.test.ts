@@ -6,7 +6,6 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { listOptedInFeatures, readOptIn, writeOptIn, type OptInChoice } from "./opt-in-store.js";
-import { presentOptIn } from "./present-opt-in.js";
 
 describe("opt-in store", () => {
   let dir: string;
@@ -67,16 +66,5 @@ describe("opt-in store", () => {
     expect(await writeOptIn(store, choice({ environmentId: "env_nope" }))).toEqual({ kind: "no-environment" });
     await new FeatureRepository(store).archiveFeature(appId, "beta");
     expect(await writeOptIn(store, choice({}))).toEqual({ kind: "no-opt-in-feature" });
-  });
-
-  it("presents the optIn item in the shape the Reflag browser SDK validates", () => {
-    expect(presentOptIn({ key: "beta", description: "Beta editor" }, { userOptedIn: false, companyOptedIn: true })).toEqual({
-      userOptedIn: false,
-      companyOptedIn: true,
-      isOptedIn: true,
-      name: "beta",
-      description: "Beta editor",
-    });
-    expect(presentOptIn({ key: "labs", description: null }, { userOptedIn: false, companyOptedIn: false }).isOptedIn).toBe(false);
   });
 });
