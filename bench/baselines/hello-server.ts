@@ -1,0 +1,75 @@
+/**
+ * The transport ceiling the service is measured against: a server that does nothing but answer a 60-byte JSON body,
+ * as a child process so that it gets a core of its own like the service does. `node hello-server.js uws|node`
+ * listens on 127.0.0.1 with an ephemeral port and prints `{"message":"listening","port":N}`.
+ *
+ * GET answers at once; POST first reads the whole body (copying chunks, as the real front end must), then answers.
+ */
+import { createServer } from "node:http";
+import { loadNativeUws } from "../../src/http/load-uws.js";
+
+/** Exactly 60 bytes, the size of a small SDK answer. */
+export const HELLO_BODY = '{"success":true,"message":"hello world","padding":"xxxxxxx"}';
+
+function announce(port: number): void {
+  process.stdout.write(`${JSON.stringify({ message: "listening", port })}\n`);
+}
+
+function serveUws(): void {
+  const uws = loadNativeUws();
+  const app = uws.App();
+  app.get("/*", (res) => {
+    res.cork(() => {
+      res.writeHeader("content-type", "application/json").end(HELLO_BODY);
+    });
+  });
+  app.post("/*", (res) => {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const chunks: Buffer[] = [];
+    res.onData((chunk, isLast) => {
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (!isLast || aborted) return;
+      res.cork(() => {
+        res.writeHeader("content-type", "application/json").end(HELLO_BODY);
+      });
+    });
+  });
+  app.listen("127.0.0.1", 0, (socket) => {
+    if (!socket) throw new Error("hello-world uWebSockets.js server could not listen");
+    announce(uws.us_socket_local_port(socket));
+  });
+}
+
+function serveNode(): void {
+  const server = createServer((request, response) => {
+    const answer = () => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": HELLO_BODY.length });
+      response.end(HELLO_BODY);
+    };
+    if (request.method === "GET") {
+      answer();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", answer);
+  });
+  server.keepAliveTimeout = 10_000;
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("unexpected address");
+    announce(address.port);
+  });
+}
+
+// Run only as an entry point (the report imports HELLO_BODY).
+if (process.argv[1]?.endsWith("hello-server.js")) {
+  const kind = process.argv[2] ?? "uws";
+  if (kind === "uws") serveUws();
+  else if (kind === "node") serveNode();
+  else throw new Error(`unknown hello-world server kind ${kind}`);
+  process.on("SIGTERM", () => process.exit(0));
+}

@@ -1,0 +1,27 @@
+/** The rollout bucket: one-shot crypto.hash against createHash, and a hit in the per-ruleset cache. */
+import { createHash } from "node:crypto";
+import { RolloutBucketCache, rolloutBucket } from "../../src/evaluation/rollout-hash.js";
+import { consume, runMicro, type MicroFigure, type MicroOptions } from "../support/micro.js";
+
+function bucketWithCreateHash(input: string): number {
+  const digest = createHash("sha256").update(input).digest();
+  return Math.floor(((digest.readUInt32LE(0) & 0xfffff) / 0xfffff) * 100_000);
+}
+
+export async function benchRolloutHash(options: MicroOptions): Promise<MicroFigure[]> {
+  // Distinct inputs, so that nothing below the hash can remember an answer.
+  const inputs = Array.from({ length: 100_000 }, (_, index) => `feature-${index % 50}.u${index}`);
+  const cache = new RolloutBucketCache();
+  const returning = inputs.slice(0, 1000);
+  for (const input of returning) cache.bucket(input);
+  let next = 0;
+  return runMicro(
+    "rollout hash",
+    [
+      { name: "rolloutBucket (crypto.hash one-shot)", fn: () => consume(rolloutBucket(inputs[next++ % inputs.length]!)) },
+      { name: "createHash('sha256') bucket", fn: () => consume(bucketWithCreateHash(inputs[next++ % inputs.length]!)) },
+      { name: "RolloutBucketCache hit", fn: () => consume(cache.bucket(returning[next++ % returning.length]!)) },
+    ],
+    options,
+  );
+}

@@ -1,0 +1,278 @@
+/** The Markdown side of the report: every figure with its baseline, ratio, target and verdict, then the details. */
+import type { LoadFigure, Section } from "../support/lab.js";
+import type { BenchReport, Comparison, CurvePoint } from "./model.js";
+
+/** Section headings, in order; the smoke test looks for each of them. */
+export const MARKDOWN_SECTIONS = [
+  "## Targets",
+  "## Every figure against its baseline",
+  "## Micro-benchmarks",
+  "## Baselines",
+  "## Load: evaluation",
+  "## Load: rules",
+  "## Load: tracking",
+  "## Mixed load",
+  "## Executor arrangements",
+  "## Native vs native-free",
+  "## Scaling curves",
+  "## Notes",
+] as const;
+
+const isNumber = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
+
+function count(value: number | undefined, digits = 0): string {
+  return isNumber(value) ? value.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "—";
+}
+
+function ms(value: number | undefined): string {
+  return isNumber(value) ? `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms` : "—";
+}
+
+function ratio(comparison: Pick<Comparison, "ratio" | "ratioStyle">): string {
+  if (!isNumber(comparison.ratio)) return "—";
+  return comparison.ratioStyle === "percent" ? `${(comparison.ratio * 100).toFixed(1)} %` : `${comparison.ratio.toFixed(2)}×`;
+}
+
+function mib(bytes: number | undefined): string {
+  return isNumber(bytes) ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : "—";
+}
+
+function nanoseconds(value: number): string {
+  if (!isNumber(value)) return "—";
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)} ms`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(2)} µs`;
+  return `${value.toFixed(0)} ns`;
+}
+
+function withUnit(value: number, unit: string): string {
+  return isNumber(value) ? `${count(value)} ${unit}` : "—";
+}
+
+/** Long failure messages (a child's stderr) are for the JSON; the table keeps the first line, cut short. */
+function shorten(text: string, limit = 160): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const escape = (cell: string) => cell.replaceAll("|", "\\|").replaceAll("\n", " ");
+  return [
+    `| ${header.map(escape).join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((row) => `| ${row.map(escape).join(" | ")} |`),
+  ].join("\n");
+}
+
+function valueWithUnit(comparison: Comparison): string {
+  if (!isNumber(comparison.value)) return "not measured";
+  return comparison.unit === "ms p99" ? ms(comparison.value) + " p99" : `${count(comparison.value)} ${comparison.unit}`;
+}
+
+function baselineValue(comparison: Comparison): string {
+  if (comparison.baselineLabel === "—") return "—";
+  return comparison.unit === "ms p99" ? ms(comparison.baselineValue) : count(comparison.baselineValue);
+}
+
+function comparisonRows(comparisons: readonly Comparison[]): string[][] {
+  return comparisons.map((comparison) => [
+    comparison.label,
+    valueWithUnit(comparison),
+    comparison.baselineLabel,
+    baselineValue(comparison),
+    ratio(comparison),
+    comparison.target ?? "—",
+    comparison.verdict,
+  ]);
+}
+
+function spreadText(figure: LoadFigure): string {
+  if (figure.runs.length < 2) return `n=${figure.runs.length}`;
+  return `±${(figure.spread.percent / 2).toFixed(1)} % (${count(figure.spread.min)}–${count(figure.spread.max)}, n=${figure.runs.length})`;
+}
+
+function loadTable(figures: readonly LoadFigure[]): string {
+  if (figures.length === 0) return "_Not measured in this mode._";
+  return table(
+    ["scenario", "id", "value", "p50", "p90", "p99", "spread", "errors", "connections × seconds", "server"],
+    figures.map((figure) => [
+      figure.title,
+      figure.id,
+      figure.failure !== undefined ? `failed: ${shorten(figure.failure)}` : `${count(figure.value)} ${figure.unit}${figure.offeredRate !== undefined ? ` (offered ${count(figure.offeredRate)} req/s)` : ""}`,
+      ms(figure.latencyMs.p50),
+      ms(figure.latencyMs.p90),
+      ms(figure.latencyMs.p99),
+      spreadText(figure),
+      String(figure.errors),
+      `${figure.connections} × ${figure.durationSeconds} s`,
+      figure.server.kind === "service"
+        ? `${figure.server.native === false ? "native-free" : "native"}, ${figure.server.workers === 0 ? "inline" : `pool ${figure.server.workers}`}`
+        : figure.server.kind,
+    ]),
+  );
+}
+
+function curveTable(xLabel: string, points: readonly CurvePoint[], unit = "req/s"): string {
+  if (points.length === 0) return "_Not measured._";
+  return table(
+    [xLabel, unit, "p99", "relative to the first point"],
+    points.map((point) => [String(point.x), count(point.value), ms(point.p99Ms), isNumber(point.relative) ? `${(point.relative * 100).toFixed(point.relative < 0.1 ? 1 : 0)} %` : "—"]),
+  );
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const { meta } = report;
+  const bySection = (section: Section) => report.load.filter((figure) => figure.section === section);
+  const lines: string[] = [];
+  // Blank lines around every block: a table straight after a paragraph line is not a table in CommonMark.
+  const push = (...parts: string[]) => lines.push(...parts.flatMap((part) => [part, ""]));
+
+  push(`# Switchyard benchmarks — ${meta.date} on ${meta.host} (${meta.mode})`);
+  push(
+    table(
+      ["", ""],
+      [
+        ["command", `\`${meta.command}\``],
+        ["machine", `${meta.cpus.count} × ${meta.cpus.model}, ${mib(meta.memoryBytes)} RAM, ${meta.platform}`],
+        ["node", meta.node],
+        ["load average (1/5/15 min)", `at start ${meta.loadAverage.atStart.map((value) => value.toFixed(2)).join(" / ")}, at end ${meta.loadAverage.atEnd.map((value) => value.toFixed(2)).join(" / ")}`],
+        [
+          "load generator",
+          `${meta.driver} ${meta.driver === "wrk" ? `-t${meta.load.threads} -c${meta.load.connections} -d${Math.max(1, Math.round(meta.load.durationSeconds))}s --latency` : `${meta.load.connections} connections, ${meta.load.amount !== undefined ? `${meta.load.amount} requests` : `${meta.load.durationSeconds} s`} per run`}`,
+        ],
+        [
+          "runs",
+          `${meta.load.repeats} measured run(s) per scenario after ${meta.load.warmupSeconds} s of warm-up (excluded); figures are medians. ` +
+            "Runs last longer where requests are slow (at least ten warm-up median latencies, within the mode's limit); bulk bodies use 8 connections.",
+        ],
+        ["took", `${meta.elapsedSeconds.toFixed(0)} s (${meta.startedAt} → ${meta.finishedAt})`],
+      ],
+    ),
+  );
+  if (meta.notes.length > 0) push(meta.notes.map((note) => `> ${note}`).join("\n>\n"));
+
+  push("## Targets", table(["figure", "value", "baseline", "baseline value", "ratio", "target", "result"], comparisonRows(report.targets)));
+
+  push(
+    "## Every figure against its baseline",
+    "HTTP figures are compared with a bare hello-world server on the same transport and method (uWebSockets.js for the " +
+      "native service, node:http for the native-free twin); bulk ingestion with raw LMDB puts; native-free bulk with native bulk.",
+    table(["figure", "value", "baseline", "baseline value", "ratio", "target", "result"], comparisonRows(report.comparisons)),
+  );
+
+  push(
+    "## Micro-benchmarks",
+    "tinybench, in the benchmark process; throughput is the mean over samples, ±rme the relative margin of error.",
+    table(
+      ["group", "task", "ops/s", "items/s", "mean", "p99", "±rme", "samples"],
+      report.micro.map((figure) => [
+        figure.group,
+        figure.name,
+        count(figure.opsPerSecond),
+        figure.itemsPerCall > 1 ? count(figure.itemsPerSecond) : "",
+        nanoseconds(figure.meanNs),
+        nanoseconds(figure.p99Ns),
+        `${figure.rmePercent.toFixed(1)} %`,
+        String(figure.samples),
+      ]),
+    ),
+    "### Micro comparisons",
+    table(["figure", "value", "baseline", "baseline value", "ratio", "target", "result"], comparisonRows(report.microComparisons)),
+  );
+
+  const lmdb = report.baselines.lmdbPuts;
+  push(
+    "## Baselines",
+    loadTable(bySection("baseline")),
+    "value" in lmdb
+      ? table(
+          ["baseline", "value", "per event", "spread", "runs"],
+          [[lmdb.title, `${count(lmdb.value)} events/s`, `${lmdb.microsecondsPerEvent.toFixed(2)} µs`, lmdb.runs.length > 1 ? `±${(lmdb.spread.percent / 2).toFixed(1)} %` : "n=1", lmdb.runs.map((run) => count(run)).join(", ")]],
+        )
+      : `Raw LMDB puts failed: ${lmdb.failure}`,
+    `One stored event record is ${report.baselines.eventRecordBytes.msgpackBytes} B as msgpack and ${report.baselines.eventRecordBytes.jsonBytes} B as JSON.`,
+  );
+
+  push("## Load: evaluation", loadTable(bySection("evaluation")));
+  push("## Load: rules", loadTable(bySection("rules")));
+  push("## Load: tracking", loadTable(bySection("tracking")));
+  push(
+    "## Mixed load",
+    "80 % GET /features/evaluated (50 features) and 20 % POST /event; first unpaced, then paced at 70 % of the unpaced rate. " +
+      "Latency is measured from when each request is sent (no coordinated-omission correction).",
+    loadTable(bySection("mixed")),
+  );
+
+  push(
+    "## Executor arrangements",
+    "SWITCHYARD_WORKERS=0 runs jobs inline on the main thread; 1 and 2 run them in a Piscina pool fed in batches. " +
+      "Pool 1 is the default on this machine (cores − 1) and its figures are the main scenarios'.",
+    table(
+      ["workload", ...report.executors[0]!.rows.map((row) => `${row.arrangement} (workers=${row.workers})`), "fastest"],
+      report.executors.map((verdict) => [
+        `${verdict.workload} (${verdict.rows[0]!.unit})`,
+        ...verdict.rows.map((row) => `${count(row.value)} (p99 ${ms(row.p99Ms)})`),
+        verdict.fastest ?? "—",
+      ]),
+    ),
+    loadTable(bySection("executors")),
+  );
+
+  push(
+    "## Native vs native-free",
+    report.nativeFree.available ? "The native-free twin: node:http front end, pure-JS log store, jobs inline." : `Native-free figures missing: ${shorten(report.nativeFree.failure ?? "", 400)}`,
+    table(
+      ["scenario", "native", "native-free", "native-free / native"],
+      report.nativeFree.rows.map((row) => [row.label, withUnit(row.native, row.unit), withUnit(row.nativeFree, row.unit), isNumber(row.ratio) ? `${(row.ratio * 100).toFixed(1)} %` : "—"]),
+    ),
+    loadTable(bySection("native-free")),
+  );
+
+  push(
+    "## Scaling curves",
+    "### Requests/s against number of features",
+    curveTable("features", report.scaling.features),
+    "### Requests/s against context size (50 features)",
+    curveTable("context params", report.scaling.contextSize),
+    loadTable(bySection("scaling")),
+    "### Requests/s against worker count (50 features)",
+    curveTable("workers", report.scaling.workers),
+    "### Resident memory and start-up against stored users and companies",
+    report.scaling.storedData.length === 0
+      ? "_Not measured._"
+      : table(
+          ["users + companies", "data on disk", "RSS after loading", "start-up", "RSS after restart", "loading took"],
+          report.scaling.storedData.map((point) => [
+            `${count(point.users)} + ${count(point.companies)}`,
+            mib(point.dataBytes),
+            mib(point.rssLoadedBytes),
+            ms(point.startupMs),
+            mib(point.rssAfterRestartBytes),
+            `${point.loadSeconds.toFixed(1)} s`,
+          ]),
+        ),
+    "### Start-up time of each service start",
+    table(["start", "spawn → listening"], report.scaling.startup.map((point) => [point.label, ms(point.startupMs)])),
+  );
+
+  if (report.extras.length > 0) {
+    push(
+      "## Stand-alone benchmark scripts",
+      ...report.extras.flatMap((extra) => [`### ${extra.name} (exit ${extra.exitCode})`, `\`\`\`\n${extra.output.trimEnd()}\n\`\`\``]),
+    );
+  }
+
+  const notes = [
+    "Load and service share one machine: wrk takes a core, the service the other (and its pool threads compete with both). " +
+      "Absolute figures move from machine to machine and with anything else running; compare ratios within one report.",
+    "Each service under load starts from the same seeded data; tracking scenarios keep appending to it, so later scenarios see a larger store.",
+    "Spread is half of (max − min) over the measured runs, as a share of the median.",
+  ];
+  if (report.extras.length === 0) {
+    notes.push(
+      "The stand-alone scripts bench/evaluation/compile-vs-reference and bench/analytics/summary-vs-scan run in full runs only; " +
+        "run them alone with `node dist/bench/<path>.js`.",
+    );
+  }
+  push("## Notes", notes.map((note) => `- ${note}`).join("\n"));
+  return `${lines.join("\n").trimEnd()}\n`;
+}

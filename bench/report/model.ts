@@ -1,0 +1,342 @@
+/**
+ * The report's data: what was measured (figures) and what is derived from it (each figure against its baseline,
+ * the targets, the executor verdicts, native vs native-free, scaling curves). The JSON file is this object.
+ */
+import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
+import { HELLO_IDS } from "../baselines/transport.js";
+import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
+import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
+import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId } from "../serving/evaluation-routes.js";
+import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
+import { RULES_ETAG_ID, RULES_ID } from "../serving/rules-route.js";
+import { BULK_ID, EVENT_ID, TRACKING_API_EVENT_ID } from "../serving/tracking-routes.js";
+import type { StoredDataPoint } from "../storage/stored-data.js";
+import type { LoadFigure } from "../support/lab.js";
+import type { MicroFigure } from "../support/micro.js";
+import type { ModeName } from "../support/modes.js";
+import { ARRANGEMENTS, executorFigureId, type Workload } from "../workers/executor-arrangements.js";
+
+export const REPORT_SCHEMA = 1;
+
+export interface ReportMeta {
+  date: string;
+  host: string;
+  mode: ModeName;
+  command: string;
+  startedAt: string;
+  finishedAt: string;
+  elapsedSeconds: number;
+  node: string;
+  platform: string;
+  cpus: { count: number; model: string };
+  memoryBytes: number;
+  loadAverage: { atStart: number[]; atEnd: number[] };
+  driver: "wrk" | "autocannon" | "probe";
+  load: { connections: number; threads: number; durationSeconds: number; warmupSeconds: number; repeats: number; amount?: number };
+  notes: string[];
+}
+
+export type Verdict = "PASS" | "MISS" | "—";
+
+/** A figure set against its baseline, with the target where the issue sets one. */
+export interface Comparison {
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  baselineId: string | undefined;
+  baselineLabel: string;
+  baselineValue: number;
+  /** value / baselineValue. */
+  ratio: number;
+  ratioStyle: "percent" | "times";
+  /** Human wording, e.g. "≥ 60 % of hello-world". */
+  target: string | undefined;
+  verdict: Verdict;
+}
+
+export interface ExecutorVerdict {
+  workload: Workload;
+  rows: { arrangement: string; workers: number; figureId: string; value: number; unit: string; p99Ms: number }[];
+  fastest: string | undefined;
+}
+
+export interface NativeFreeRow {
+  id: string;
+  label: string;
+  native: number;
+  nativeFree: number;
+  unit: string;
+  ratio: number;
+}
+
+export interface CurvePoint {
+  x: number;
+  figureId: string;
+  value: number;
+  p99Ms: number;
+  /** value relative to the curve's first point. */
+  relative: number;
+}
+
+export interface StartupPoint {
+  label: string;
+  startupMs: number;
+}
+
+export interface BenchReport {
+  schema: number;
+  meta: ReportMeta;
+  micro: MicroFigure[];
+  microComparisons: Comparison[];
+  baselines: { lmdbPuts: LmdbPutsFigure | { failure: string }; eventRecordBytes: { msgpackBytes: number; jsonBytes: number } };
+  load: LoadFigure[];
+  comparisons: Comparison[];
+  targets: Comparison[];
+  executors: ExecutorVerdict[];
+  nativeFree: { available: boolean; failure?: string; rows: NativeFreeRow[] };
+  scaling: {
+    features: CurvePoint[];
+    contextSize: CurvePoint[];
+    workers: CurvePoint[];
+    storedData: StoredDataPoint[];
+    startup: StartupPoint[];
+  };
+  /** Output of other benchmark scripts found in bench/ and run as they are. */
+  extras: { name: string; exitCode: number | null; output: string }[];
+}
+
+/** What the runner gathered; `buildReport` derives the rest. */
+export interface Measurements {
+  meta: ReportMeta;
+  micro: MicroFigure[];
+  lmdbPuts: LmdbPutsFigure | { failure: string };
+  eventRecordBytes: { msgpackBytes: number; jsonBytes: number };
+  load: LoadFigure[];
+  nativeFreeFailure: string | undefined;
+  storedData: StoredDataPoint[];
+  startup: StartupPoint[];
+  extras: BenchReport["extras"];
+}
+
+const LMDB_ID = "lmdb-raw-puts";
+
+function verdict(ok: boolean | undefined): Verdict {
+  return ok === undefined ? "—" : ok ? "PASS" : "MISS";
+}
+
+/** The baseline each load figure is compared with: the bare server of its transport and method, or raw LMDB puts for bulk. */
+function baselineOf(figure: LoadFigure): string | undefined {
+  if (figure.id === MIXED_PACED_ID) return MIXED_MAX_ID;
+  if (figure.server.kind === "hello-uws") return undefined;
+  if (figure.server.kind === "hello-node") return figure.id === HELLO_IDS.node.get ? HELLO_IDS.uws.get : HELLO_IDS.uws.post;
+  if (figure.unit === "events/s") return figure.server.native === false ? BULK_ID : LMDB_ID;
+  const hello = figure.server.native === false ? HELLO_IDS.node : HELLO_IDS.uws;
+  const isPost = figure.id.includes("event") || figure.id.includes("bulk");
+  return isPost ? hello.post : hello.get;
+}
+
+/** Load targets of the issue: figure id → minimum ratio to its baseline. */
+const LOAD_TARGETS: Record<string, { minRatio: number; text: string }> = {
+  [evaluateId(10)]: { minRatio: 0.6, text: "≥ 60 % of hello-world GET" },
+  [evaluateId(50)]: { minRatio: 0.4, text: "≥ 40 % of hello-world GET" },
+  [BULK_ID]: { minRatio: 0.5, text: "≥ 50 % of raw LMDB puts" },
+  [EVENT_ID]: { minRatio: 0.5, text: "≥ 50 % of hello-world POST" },
+};
+export const P99_TARGET_MS = 5;
+
+export function buildReport(measured: Measurements): BenchReport {
+  const byId = new Map(measured.load.map((figure) => [figure.id, figure]));
+  const lmdbValue = "value" in measured.lmdbPuts ? measured.lmdbPuts.value : Number.NaN;
+  const valueOf = (id: string | undefined): number => (id === undefined ? Number.NaN : id === LMDB_ID ? lmdbValue : (byId.get(id)?.value ?? Number.NaN));
+  const labelOf = (id: string | undefined): string =>
+    id === undefined ? "—" : id === LMDB_ID ? `raw LMDB puts (${LMDB_ID})` : `${byId.get(id)?.title ?? id} (${id})`;
+
+  const comparisons: Comparison[] = measured.load.map((figure) => {
+    if (figure.id === MIXED_PACED_ID) {
+      // Latency is what counts at a set rate: p99 against the target, next to the unpaced run's p99.
+      const unpaced = byId.get(MIXED_MAX_ID);
+      const p99 = figure.latencyMs.p99;
+      return {
+        id: figure.id,
+        label: `${figure.title} — p99 latency`,
+        value: p99,
+        unit: "ms p99",
+        baselineId: MIXED_MAX_ID,
+        baselineLabel: `p99 of the unpaced mix (${MIXED_MAX_ID})`,
+        baselineValue: unpaced?.latencyMs.p99 ?? Number.NaN,
+        ratio: p99 / (unpaced?.latencyMs.p99 ?? Number.NaN),
+        ratioStyle: "times",
+        target: `p99 < ${P99_TARGET_MS} ms`,
+        verdict: verdict(Number.isFinite(p99) ? p99 < P99_TARGET_MS && figure.errors === 0 : false),
+      };
+    }
+    const baselineId = baselineOf(figure);
+    const target = LOAD_TARGETS[figure.id];
+    const ratio = figure.value / valueOf(baselineId);
+    return {
+      id: figure.id,
+      label: figure.title,
+      value: figure.value,
+      unit: figure.unit,
+      baselineId,
+      baselineLabel: labelOf(baselineId),
+      baselineValue: valueOf(baselineId),
+      ratio,
+      ratioStyle: "percent",
+      target: target?.text,
+      verdict: target === undefined ? "—" : verdict(Number.isFinite(ratio) && ratio >= target.minRatio && figure.errors === 0),
+    };
+  });
+
+  const microComparisons = buildMicroComparisons(measured.micro);
+  const targetIds = [evaluateId(10), evaluateId(50), BULK_ID, EVENT_ID, MIXED_PACED_ID];
+  const targets = [
+    ...targetIds.map(
+      (id) =>
+        comparisons.find((comparison) => comparison.id === id) ?? {
+          id,
+          label: `${id} (not measured)`,
+          value: Number.NaN,
+          unit: "",
+          baselineId: undefined,
+          baselineLabel: "—",
+          baselineValue: Number.NaN,
+          ratio: Number.NaN,
+          ratioStyle: "percent" as const,
+          target: id === MIXED_PACED_ID ? `p99 < ${P99_TARGET_MS} ms` : LOAD_TARGETS[id]?.text,
+          verdict: "MISS" as const,
+        },
+    ),
+    ...microComparisons.filter((comparison) => comparison.target !== undefined),
+  ];
+
+  const executors = (["evaluation", "tracking", "bulk"] as const).map((workload): ExecutorVerdict => {
+    const rows = ARRANGEMENTS.map((arrangement) => {
+      const figureId = executorFigureId(arrangement, workload);
+      const figure = byId.get(figureId);
+      return {
+        arrangement: arrangement.name,
+        workers: arrangement.workers,
+        figureId,
+        value: figure?.value ?? Number.NaN,
+        unit: figure?.unit ?? (workload === "bulk" ? "events/s" : "req/s"),
+        p99Ms: figure?.latencyMs.p99 ?? Number.NaN,
+      };
+    });
+    const measuredRows = rows.filter((row) => Number.isFinite(row.value));
+    const fastest = measuredRows.length === 0 ? undefined : measuredRows.reduce((best, row) => (row.value > best.value ? row : best)).arrangement;
+    return { workload, rows, fastest };
+  });
+
+  const nativeFreeRows = NATIVE_FREE_PAIRS.map((pair) => {
+    const native = byId.get(pair.native);
+    const nativeFree = byId.get(pair.id);
+    return {
+      id: pair.id,
+      label: pair.title,
+      native: native?.value ?? Number.NaN,
+      nativeFree: nativeFree?.value ?? Number.NaN,
+      unit: native?.unit ?? nativeFree?.unit ?? "req/s",
+      ratio: (nativeFree?.value ?? Number.NaN) / (native?.value ?? Number.NaN),
+    };
+  });
+
+  const curve = (points: { x: number; id: string }[]): CurvePoint[] => {
+    const present = points.filter((point) => byId.has(point.id));
+    const first = present.length > 0 ? valueOf(present[0]!.id) : Number.NaN;
+    return present.map((point) => ({
+      x: point.x,
+      figureId: point.id,
+      value: valueOf(point.id),
+      p99Ms: byId.get(point.id)?.latencyMs.p99 ?? Number.NaN,
+      relative: valueOf(point.id) / first,
+    }));
+  };
+  const contextSizes = [...new Set([...measured.load.filter((figure) => figure.id.startsWith("evaluate-50-context-")).map((figure) => Number(figure.id.slice("evaluate-50-context-".length))), DEFAULT_CONTEXT_SIZE])].sort((a, b) => a - b);
+
+  return {
+    schema: REPORT_SCHEMA,
+    meta: measured.meta,
+    micro: measured.micro,
+    microComparisons,
+    baselines: { lmdbPuts: measured.lmdbPuts, eventRecordBytes: measured.eventRecordBytes },
+    load: measured.load,
+    comparisons,
+    targets,
+    executors,
+    nativeFree: {
+      available: measured.nativeFreeFailure === undefined,
+      ...(measured.nativeFreeFailure !== undefined ? { failure: measured.nativeFreeFailure } : {}),
+      rows: nativeFreeRows,
+    },
+    scaling: {
+      features: curve(measured.load.filter((figure) => /^evaluate-\d+$/.test(figure.id)).map((figure) => ({ x: Number(figure.id.slice("evaluate-".length)), id: figure.id }))),
+      contextSize: curve(contextSizes.map((size) => ({ x: size, id: size === DEFAULT_CONTEXT_SIZE ? evaluateId(50) : contextSizeId(size) }))),
+      workers: curve(ARRANGEMENTS.map((arrangement) => ({ x: arrangement.workers, id: executorFigureId(arrangement, "evaluation") }))),
+      storedData: measured.storedData,
+      startup: measured.startup,
+    },
+    extras: measured.extras,
+  };
+}
+
+/** Each micro task against the one it is meant to beat or match. */
+function buildMicroComparisons(micro: readonly MicroFigure[]): Comparison[] {
+  const find = (name: string) => micro.find((figure) => figure.name === name);
+  const pair = (id: string, name: string, baselineName: string, target?: { min: number; text: string }): Comparison | undefined => {
+    const figure = find(name);
+    const baseline = find(baselineName);
+    if (!figure && !baseline) return undefined;
+    const value = figure?.itemsPerSecond ?? Number.NaN;
+    const baselineValue = baseline?.itemsPerSecond ?? Number.NaN;
+    const ratio = value / baselineValue;
+    return {
+      id,
+      label: name,
+      value,
+      unit: figure && figure.itemsPerCall > 1 ? "items/s" : "ops/s",
+      baselineId: undefined,
+      baselineLabel: baselineName,
+      baselineValue,
+      ratio,
+      ratioStyle: "times",
+      target: target?.text,
+      verdict: target === undefined ? "—" : verdict(Number.isFinite(ratio) && ratio >= target.min),
+    };
+  };
+  const rows = [
+    ...EVALUATOR_FEATURE_COUNTS.map((count) =>
+      pair(`compiled-vs-reference-${count}`, `compiled evaluateRuleset (${count} features)`, `reference newEvaluator (${count} features)`, {
+        min: 10,
+        text: "≥ 10× the reference",
+      }),
+    ),
+    pair("context-from-query-6", "contextFromQuery (6 params)", "URLSearchParams → object (6 params)"),
+    pair("context-from-query-24", "contextFromQuery (24 params)", "URLSearchParams → object (24 params)"),
+    pair("rollout-hash", "rolloutBucket (crypto.hash one-shot)", "createHash('sha256') bucket"),
+    pair("rollout-cache", "RolloutBucketCache hit", "rolloutBucket (crypto.hash one-shot)"),
+    pair("codec-pack", "msgpackr pack", "JSON.stringify → Buffer"),
+    pair("codec-unpack", "msgpackr unpack", "JSON.parse ← Buffer"),
+    pair("bulk-validation", `parseTrackingCall("bulk") — valibot`, "JSON.parse of the body"),
+  ];
+  return rows.filter((row): row is Comparison => row !== undefined);
+}
+
+/** Figure ids every complete report has (the smoke test checks them). */
+export const CORE_FIGURE_IDS = [
+  HELLO_IDS.uws.get,
+  HELLO_IDS.uws.post,
+  HELLO_IDS.node.get,
+  HELLO_IDS.node.post,
+  evaluateId(10),
+  evaluateId(50),
+  ENABLED_ID,
+  RULES_ID,
+  RULES_ETAG_ID,
+  EVENT_ID,
+  BULK_ID,
+  TRACKING_API_EVENT_ID,
+  MIXED_MAX_ID,
+  MIXED_PACED_ID,
+] as const;

@@ -1,0 +1,55 @@
+/** The request streams the load scenarios cycle through, built from a seeded app's keys. */
+import { bulkEventsBody, contextQuery, DISTINCT_USERS, eventBody } from "../support/fixtures.js";
+import { bearer } from "../support/lab.js";
+import type { RequestSpec } from "../support/load.js";
+import type { SeededApp } from "../support/seed.js";
+
+/** Events per `/bulk` body. */
+export const BULK_SIZE = 1000;
+
+/** GET /features/evaluated (or /enabled) for 1,000 users in turn, `contextSize` context parameters each. */
+export function evaluateRequests(app: SeededApp, options: { contextSize?: number; onlyEnabled?: boolean } = {}): RequestSpec[] {
+  const route = options.onlyEnabled ? "/features/enabled" : "/features/evaluated";
+  const headers = bearer(app.publishableKey);
+  return Array.from({ length: DISTINCT_USERS }, (_, index) => ({
+    method: "GET",
+    path: `${route}?${contextQuery(index, options.contextSize ?? 6)}`,
+    headers,
+  }));
+}
+
+/** GET /features with the secret key, optionally revalidating with If-None-Match. */
+export function rulesRequests(app: SeededApp, etag?: string): RequestSpec[] {
+  return [{ method: "GET", path: "/features", headers: etag === undefined ? bearer(app.secretKey) : { ...bearer(app.secretKey), "If-None-Match": etag } }];
+}
+
+/** POST /event for 1,000 users in turn (front API), or POST /{trackingKey}/event (tracking API). */
+export function eventRequests(app: SeededApp, api: "front" | "tracking" = "front"): RequestSpec[] {
+  const path = api === "front" ? "/event" : `/${app.trackingKey}/event`;
+  const headers = api === "front" ? bearer(app.publishableKey, true) : { "Content-Type": "application/json" };
+  return Array.from({ length: DISTINCT_USERS }, (_, index) => ({ method: "POST", path, headers, body: JSON.stringify(eventBody(index)) }));
+}
+
+/** POST /bulk with 1,000 events per body (four different bodies in turn). */
+export function bulkRequests(app: SeededApp): RequestSpec[] {
+  const headers = bearer(app.publishableKey, true);
+  return Array.from({ length: 4 }, (_, index) => ({ method: "POST", path: "/bulk", headers, body: JSON.stringify(bulkEventsBody(BULK_SIZE, index * BULK_SIZE)) }));
+}
+
+/** 80 % evaluation, 20 % tracking: four evaluations, then one event, over and over. */
+export function mixedRequests(app: SeededApp): RequestSpec[] {
+  const evaluations = evaluateRequests(app);
+  const events = eventRequests(app);
+  const mixed: RequestSpec[] = [];
+  for (let index = 0; index < DISTINCT_USERS; index++) mixed.push(index % 5 === 4 ? events[index]! : evaluations[index]!);
+  return mixed;
+}
+
+/** The ETag of the current GET /features answer. */
+export async function currentEtag(baseUrl: string, app: SeededApp): Promise<string> {
+  const response = await fetch(`${baseUrl}/features`, { headers: bearer(app.secretKey) });
+  await response.arrayBuffer();
+  const etag = response.headers.get("etag");
+  if (response.status !== 200 || etag === null) throw new Error(`GET /features answered ${response.status} without an ETag`);
+  return etag;
+}

@@ -1,0 +1,65 @@
+/** Tracking under load: single events (front API and tracking API) and 1,000-event bulk bodies. */
+import { measure, type Lab, type LoadFigure, type ServerInfo } from "../support/lab.js";
+import type { SeededApp } from "../support/seed.js";
+import { BULK_SIZE, bulkRequests, eventRequests } from "./requests.js";
+
+export const EVENT_ID = "event";
+export const BULK_ID = "bulk-1000";
+export const TRACKING_API_EVENT_ID = "tracking-api-event";
+
+/**
+ * Bulk bodies in flight at once. Fifty 1,000-event bodies would be 50,000 events queued, answered seconds later in
+ * one lump (the pool batches jobs by count, not size); a few backends flushing their SDK buffers is the real shape.
+ */
+export const BULK_CONNECTIONS = 8;
+/** A bulk request takes tens of milliseconds: a one-second window would be mostly ramp-up. */
+const BULK_MIN_SECONDS = 2;
+
+/** Where a scenario's figure is filed when it is run outside the tracking section (executors, native-free). */
+export interface Placement {
+  id?: string;
+  section?: LoadFigure["section"];
+  titleSuffix?: string;
+}
+
+export async function benchEvent(lab: Lab, baseUrl: string, server: ServerInfo, app: SeededApp, placement: Placement = {}): Promise<LoadFigure> {
+  return measure(lab, {
+    id: placement.id ?? EVENT_ID,
+    section: placement.section ?? "tracking",
+    title: `POST /event, one event per call (answered after commit)${placement.titleSuffix ?? ""}`,
+    server,
+    baseUrl,
+    requests: eventRequests(app),
+  });
+}
+
+export async function benchBulk(lab: Lab, baseUrl: string, server: ServerInfo, app: SeededApp, placement: Placement = {}): Promise<LoadFigure> {
+  return measure(lab, {
+    id: placement.id ?? BULK_ID,
+    section: placement.section ?? "tracking",
+    title: `POST /bulk, ${BULK_SIZE.toLocaleString("en")} events per body, ${BULK_CONNECTIONS} in flight${placement.titleSuffix ?? ""}`,
+    server,
+    baseUrl,
+    requests: bulkRequests(app),
+    itemsPerRequest: BULK_SIZE,
+    connections: BULK_CONNECTIONS,
+    minDurationSeconds: BULK_MIN_SECONDS,
+  });
+}
+
+export async function benchTracking(lab: Lab, baseUrl: string, server: ServerInfo, app: SeededApp): Promise<LoadFigure[]> {
+  return [
+    await benchEvent(lab, baseUrl, server, app),
+    await benchBulk(lab, baseUrl, server, app),
+    await measure(lab, {
+      id: TRACKING_API_EVENT_ID,
+      section: "tracking",
+      title: "POST /{trackingKey}/event (tracking API, key in the path)",
+      server,
+      baseUrl,
+      requests: eventRequests(app, "tracking"),
+      // The same job as POST /event, just measured: only the key lookup differs.
+      warmUp: false,
+    }),
+  ];
+}

@@ -1,0 +1,156 @@
+/** What every benchmark gets: the mode, the load generator, scratch space, progress output; and one load scenario's measurement. */
+import { runLoad, type Driver, type LoadResult, type RequestSpec } from "./load.js";
+import type { Mode } from "./modes.js";
+import { expectStatus } from "./seed.js";
+import { median, spread, type Spread } from "./stats.js";
+
+export interface Lab {
+  mode: Mode;
+  driver: Driver;
+  scratchDir: string;
+  /** Progress on stderr; the reports are the output. */
+  log(message: string): void;
+}
+
+export type Section = "baseline" | "evaluation" | "rules" | "tracking" | "mixed" | "executors" | "native-free" | "scaling";
+
+/** Which server answered a load run. */
+export interface ServerInfo {
+  kind: "service" | "hello-uws" | "hello-node";
+  /** The service's SWITCHYARD_WORKERS (0 = inline). */
+  workers?: number;
+  native?: boolean;
+}
+
+export interface LoadFigure {
+  id: string;
+  section: Section;
+  title: string;
+  server: ServerInfo;
+  /** What `value` counts: requests, or events for bulk bodies (requests × events per body). */
+  unit: "req/s" | "events/s";
+  itemsPerRequest: number;
+  /** Offered rate for paced runs. */
+  offeredRate?: number;
+  connections: number;
+  /** Length of each measured run (the mode's, or longer for slow requests). */
+  durationSeconds: number;
+  runs: LoadResult[];
+  /** Median over the runs of rps × itemsPerRequest. */
+  value: number;
+  rps: number;
+  latencyMs: { p50: number; p90: number; p99: number };
+  spread: Spread;
+  /** Failed requests over all measured runs (socket errors, timeouts, status ≥ 400). */
+  errors: number;
+  /** Set when the scenario could not run; then there are no runs and the figures are NaN. */
+  failure?: string;
+}
+
+export interface ScenarioSpec {
+  id: string;
+  section: Section;
+  title: string;
+  server: ServerInfo;
+  baseUrl: string;
+  requests: readonly RequestSpec[];
+  /** The status every request must get (checked once before the load). */
+  expectedStatus?: number;
+  itemsPerRequest?: number;
+  rate?: number;
+  /** Overrides the mode's connection count (bulk bodies: a few large requests in flight, not fifty). */
+  connections?: number;
+  /** Measured runs last at least this long (slow requests need a longer window than the mode's shortest). */
+  minDurationSeconds?: number;
+  /**
+   * False when the scenario just before ran the same code path on the same server (another context size, the paced
+   * version of the same mix), so a warm-up run would only cost time.
+   */
+  warmUp?: boolean;
+}
+
+/** A figure for a scenario that could not run (the report says why instead of leaving a hole). */
+export function failedFigure(spec: Pick<ScenarioSpec, "id" | "section" | "title" | "server" | "itemsPerRequest" | "connections">, failure: string): LoadFigure {
+  const itemsPerRequest = spec.itemsPerRequest ?? 1;
+  return {
+    id: spec.id,
+    section: spec.section,
+    title: spec.title,
+    server: spec.server,
+    unit: itemsPerRequest > 1 ? "events/s" : "req/s",
+    itemsPerRequest,
+    connections: spec.connections ?? 0,
+    durationSeconds: 0,
+    runs: [],
+    value: Number.NaN,
+    rps: Number.NaN,
+    latencyMs: { p50: Number.NaN, p90: Number.NaN, p99: Number.NaN },
+    spread: spread([]),
+    errors: 0,
+    failure,
+  };
+}
+
+/** Checks one request, warms up (not reported), then measures `repeats` runs and keeps their median and spread. */
+export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure> {
+  const itemsPerRequest = spec.itemsPerRequest ?? 1;
+  const { mode } = lab;
+  try {
+    await expectStatus(spec.baseUrl, spec.requests[0]!, spec.expectedStatus ?? 200);
+    const load = (durationSeconds: number, amount: number | undefined) =>
+      runLoad(
+        lab.driver,
+        {
+          baseUrl: spec.baseUrl,
+          requests: spec.requests,
+          connections: spec.connections ?? mode.connections,
+          durationSeconds,
+          ...(spec.rate !== undefined ? { rate: spec.rate } : {}),
+          ...(lab.driver !== "wrk" && amount !== undefined ? { amount } : {}),
+        },
+        lab.scratchDir,
+      );
+    const warmup = spec.warmUp === false ? undefined : await load(mode.warmupSeconds, mode.warmupAmount);
+    const runs: LoadResult[] = [];
+    // A window of a few request latencies is mostly ramp-up (a pooled batch of 1,000-feature answers takes a good
+    // part of a second): measure for at least ten median latencies, up to the mode's longest run.
+    const adaptive = Math.min(mode.maxDurationSeconds, Math.ceil(((warmup?.latencyMs.p50 ?? 0) * 10) / 1000));
+    const duration = Math.max(mode.durationSeconds, spec.minDurationSeconds ?? 0, Number.isFinite(adaptive) ? adaptive : 0);
+    for (let repeat = 0; repeat < mode.repeats; repeat++) runs.push(await load(duration, mode.amount));
+    const figure: LoadFigure = {
+      durationSeconds: duration,
+      id: spec.id,
+      section: spec.section,
+      title: spec.title,
+      server: spec.server,
+      unit: itemsPerRequest > 1 ? "events/s" : "req/s",
+      itemsPerRequest,
+      ...(spec.rate !== undefined ? { offeredRate: spec.rate } : {}),
+      connections: spec.connections ?? mode.connections,
+      runs,
+      value: median(runs.map((run) => run.rps * itemsPerRequest)),
+      rps: median(runs.map((run) => run.rps)),
+      latencyMs: {
+        p50: median(runs.map((run) => run.latencyMs.p50)),
+        p90: median(runs.map((run) => run.latencyMs.p90)),
+        p99: median(runs.map((run) => run.latencyMs.p99)),
+      },
+      spread: spread(runs.map((run) => run.rps * itemsPerRequest)),
+      errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    };
+    lab.log(
+      `${spec.id}: ${Math.round(figure.value).toLocaleString("en")} ${figure.unit}, p50 ${figure.latencyMs.p50.toFixed(2)} ms, p99 ${figure.latencyMs.p99.toFixed(2)} ms` +
+        (figure.errors > 0 ? `, ${figure.errors} errors` : ""),
+    );
+    return figure;
+  } catch (error) {
+    const failure = (error as Error).message ?? String(error);
+    lab.log(`${spec.id}: FAILED ${failure}`);
+    return failedFigure(spec, failure);
+  }
+}
+
+/** Authorisation and JSON headers. */
+export function bearer(key: string, json = false): Record<string, string> {
+  return json ? { Authorization: `Bearer ${key}`, "Content-Type": "application/json" } : { Authorization: `Bearer ${key}` };
+}

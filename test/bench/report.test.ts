@@ -1,0 +1,145 @@
+/**
+ * The benchmark harness end to end, in smoke mode (a few requests per scenario): the run finishes, and its JSON and
+ * Markdown reports are well-formed with every section present. No timing is judged here — smoke figures mean nothing.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MARKDOWN_SECTIONS } from "../../bench/report/markdown.js";
+import { CORE_FIGURE_IDS, type BenchReport } from "../../bench/report/model.js";
+
+const RUNNER = resolve(import.meta.dirname, "../../dist/bench/run.js");
+
+function runSmoke(outDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [RUNNER, "--smoke", "--out", outDir], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run bench -- --smoke", () => {
+  let outDir: string;
+  let run: Awaited<ReturnType<typeof runSmoke>>;
+  let report: BenchReport;
+  let markdown: string;
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), "switchyard-bench-report-"));
+    run = await runSmoke(outDir);
+    const files = readdirSync(outDir);
+    const json = files.find((file) => file.endsWith(".json"));
+    const md = files.find((file) => file.endsWith(".md"));
+    if (run.code !== 0 || !json || !md) throw new Error(`smoke run failed (exit ${run.code}, files ${files.join(", ")}):\n${run.stderr}`);
+    report = JSON.parse(readFileSync(join(outDir, json), "utf8")) as BenchReport;
+    markdown = readFileSync(join(outDir, md), "utf8");
+  }, 240_000);
+
+  afterAll(() => {
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it("writes <date>-<host>.json and .md into --out and names them on stdout", () => {
+    const files = readdirSync(outDir).sort();
+    expect(files).toHaveLength(2);
+    expect(files[0]).toMatch(/^\d{4}-\d{2}-\d{2}-.+\.json$/);
+    expect(files[1]).toBe(files[0]!.replace(/\.json$/, ".md"));
+    for (const file of files) expect(run.stdout).toContain(file);
+  });
+
+  it("records how, where and when it ran", () => {
+    expect(report.schema).toBe(1);
+    expect(report.meta.mode).toBe("smoke");
+    expect(report.meta.command).toContain("--smoke");
+    expect(report.meta.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(report.meta.cpus.count).toBeGreaterThan(0);
+    expect(report.meta.load.repeats).toBeGreaterThan(0);
+    expect(["wrk", "autocannon", "probe"]).toContain(report.meta.driver);
+  });
+
+  it("has every micro-benchmark, with the compiled evaluator set against the reference", () => {
+    const groups = new Set(report.micro.map((figure) => figure.group));
+    expect(groups).toEqual(
+      new Set(["evaluate 10 features", "evaluate 50 features", "context from query (6 params)", "context from query (24 params)", "rollout hash", "event record codec", "bulk body of 1,000 events"]),
+    );
+    for (const figure of report.micro) expect(figure.opsPerSecond).toBeGreaterThan(0);
+    const targeted = report.microComparisons.filter((comparison) => comparison.target !== undefined).map((comparison) => comparison.id);
+    expect(targeted).toEqual(["compiled-vs-reference-10", "compiled-vs-reference-50"]);
+  });
+
+  it("measures the baselines and every core load scenario without failures or errors", () => {
+    expect("value" in report.baselines.lmdbPuts && report.baselines.lmdbPuts.value > 0).toBe(true);
+    const byId = new Map(report.load.map((figure) => [figure.id, figure]));
+    for (const id of CORE_FIGURE_IDS) {
+      const figure = byId.get(id);
+      expect(figure, id).toBeDefined();
+      expect(figure!.failure, id).toBeUndefined();
+      expect(figure!.runs.length, id).toBe(report.meta.load.repeats);
+      expect(figure!.value, id).toBeGreaterThan(0);
+      expect(figure!.errors, id).toBe(0);
+    }
+    expect(byId.get("bulk-1000")!.unit).toBe("events/s");
+  });
+
+  it("sets every figure against a baseline and gives a verdict for each target", () => {
+    expect(report.comparisons.map((comparison) => comparison.id)).toEqual(report.load.map((figure) => figure.id));
+    expect(report.targets.map((target) => target.id)).toEqual(["evaluate-10", "evaluate-50", "bulk-1000", "event", "mixed-70", "compiled-vs-reference-10", "compiled-vs-reference-50"]);
+    for (const target of report.targets) {
+      expect(["PASS", "MISS"]).toContain(target.verdict);
+      expect(target.target).toBeTruthy();
+    }
+  });
+
+  it("names the fastest executor arrangement for evaluation, tracking and bulk", () => {
+    expect(report.executors.map((verdict) => verdict.workload)).toEqual(["evaluation", "tracking", "bulk"]);
+    for (const verdict of report.executors) {
+      expect(verdict.rows.map((row) => row.workers)).toEqual([0, 1, 2]);
+      expect(["inline", "pool-1", "pool-2"]).toContain(verdict.fastest);
+    }
+  });
+
+  it("sets native-free figures beside the native ones, or says why it could not", () => {
+    expect(report.nativeFree.rows.map((row) => row.id)).toEqual(["nf-evaluate-10", "nf-evaluate-50", "nf-rules-50", "nf-event", "nf-bulk-1000"]);
+    if (report.nativeFree.available) {
+      for (const row of report.nativeFree.rows) expect(row.nativeFree, row.id).toBeGreaterThan(0);
+    } else {
+      expect(report.nativeFree.failure).toBeTruthy();
+    }
+  });
+
+  it("has the scaling curves: features, context size, workers, memory and start-up against stored data", () => {
+    expect(report.scaling.features.map((point) => point.x)).toEqual([10, 50]);
+    expect(report.scaling.contextSize.map((point) => point.x)).toEqual([2, 6]);
+    expect(report.scaling.workers.map((point) => point.x)).toEqual([0, 1, 2]);
+    expect(report.scaling.storedData.map((point) => point.users)).toEqual([0, 100]);
+    for (const point of report.scaling.storedData) {
+      expect(point.startupMs).toBeGreaterThan(0);
+      expect(point.dataBytes).toBeGreaterThan(0);
+    }
+    expect(report.scaling.startup.length).toBeGreaterThanOrEqual(report.scaling.storedData.length);
+  });
+
+  it("renders every section in the Markdown report, with a PASS/MISS for each target", () => {
+    expect(markdown.startsWith("# Switchyard benchmarks")).toBe(true);
+    let last = -1;
+    for (const heading of MARKDOWN_SECTIONS) {
+      const at = markdown.indexOf(`\n${heading}\n`);
+      expect(at, heading).toBeGreaterThan(last);
+      last = at;
+    }
+    const targets = markdown.slice(markdown.indexOf("## Targets"), markdown.indexOf("## Every figure"));
+    expect(targets.match(/\| (PASS|MISS) \|/g)).toHaveLength(report.targets.length);
+    // Well-formed tables: every row of a table has as many cells as its header.
+    for (const block of markdown.split("\n\n").filter((part) => part.startsWith("| "))) {
+      const rows = block.split("\n");
+      const cells = (row: string) => row.replace(/\\\|/g, "").split("|").length;
+      for (const row of rows) expect(cells(row), row).toBe(cells(rows[0]!));
+    }
+  });
+});
