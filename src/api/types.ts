@@ -35,6 +35,11 @@ export interface StreamSink {
 export interface StreamResponse {
   status: number;
   headers: Record<string, string>;
+  /**
+   * Non-empty bytes sent together with the headers (an SSE comment, say). uWebSockets.js cannot send a header section
+   * before the first body bytes, and stream clients wait for the headers before they treat the stream as open.
+   */
+  preamble: string;
   /** Called after the headers are sent. */
   start(sink: StreamSink): void;
 }

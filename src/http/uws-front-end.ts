@@ -23,6 +23,8 @@ interface Exchange {
   res: HttpResponse;
   aborted: boolean;
   done: boolean;
+  /** A HEAD request: the answer's headers only (a body would be read as the start of the next response). */
+  head: boolean;
   /** Called once when the exchange stops counting as in flight (answered or aborted). */
   settle: () => void;
 }
@@ -39,8 +41,17 @@ function writeResponse(exchange: Exchange, response: ApiResponse, closeConnectio
   res.cork(() => {
     res.writeStatus(statusLine(response.status));
     if (response.headers) for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
-    res.end(response.body, closeConnection);
+    if (exchange.head) {
+      // endWithoutBody(length) aborts the connection in this uWebSockets.js build; the header written by hand works.
+      // No HEAD request carries a body we would need to cut off, so the connection is kept either way.
+      res.writeHeader("content-length", String(byteLength(response.body)));
+      res.endWithoutBody();
+    } else res.end(response.body, closeConnection);
   });
+}
+
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
 }
 
 /** The uWebSockets.js front end: HTTP only; every decision is the core's. */
@@ -91,8 +102,8 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     res.cork(() => {
       res.writeStatus(statusLine(response.status));
       for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
-      // An empty write sends the status line and headers now, as SSE clients wait for them.
-      res.write("");
+      // The headers leave with the first body bytes; the preamble makes that now.
+      res.write(response.preamble);
     });
     response.start(sink);
   }
@@ -117,10 +128,12 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
 
   app.any("/*", (res: HttpResponse, req: HttpRequest) => {
     let settled = false;
+    const method = req.getCaseSensitiveMethod().toUpperCase();
     const exchange: Exchange = {
       res,
       aborted: false,
       done: false,
+      head: method === "HEAD",
       settle: () => {
         if (settled) return;
         settled = true;
@@ -132,10 +145,10 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
       exchange.aborted = true;
       exchange.settle();
     });
-    const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? "";
-    const headers: Record<string, string> = {};
+    // No prototype: a header named `constructor` or `__proto__` must not meet inherited members.
+    const headers: Record<string, string> = Object.create(null);
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });

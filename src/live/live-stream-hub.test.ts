@@ -66,8 +66,8 @@ describe("LiveStreamHub", () => {
     const sink = new FakeSink();
     response.start(sink);
     // The newer of the record's version and the notifier's.
-    expect(sink.writes).toEqual([CONNECTED_COMMENT + flagsUpdatedFrame(7)]);
-    expect(start().writes).toEqual([CONNECTED_COMMENT + flagsUpdatedFrame(5)]);
+    expect(sink.writes).toEqual([flagsUpdatedFrame(7)]);
+    expect(start().writes).toEqual([flagsUpdatedFrame(5)]);
   });
 
   it("sends each version change to the streams of that environment only", () => {

@@ -73,7 +73,7 @@ export class LiveStreamHub {
         STREAM_LIMIT_RETRY_AFTER_SECONDS,
       );
     }
-    return { status: 200, headers, start: (sink) => this.attach(owner, sink) };
+    return { status: 200, headers, preamble: CONNECTED_COMMENT, start: (sink) => this.attach(owner, sink) };
   }
 
   /** Ends every stream (their close listeners then drop them). */
@@ -91,7 +91,7 @@ export class LiveStreamHub {
     if (this.total === 1) this.startSharedWork();
     sink.onClose(() => this.detach(stream));
     // The replay lets a client that connected after fetching catch up with a change made in between.
-    this.send(stream, CONNECTED_COMMENT + flagsUpdatedFrame(Math.max(owner.currentVersion, this.notifier.current(owner.environmentId))));
+    this.send(stream, flagsUpdatedFrame(Math.max(owner.currentVersion, this.notifier.current(owner.environmentId))));
   }
 
   private detach(stream: OpenStream): void {

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
+import { assertDataDirKind } from "./data-dir-kind.js";
 import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
 
 /** Grows on demand; LMDB reserves address space, not disk. */
@@ -13,7 +14,7 @@ class LmdbTable<V> implements KvTable<V> {
   }
 
   *range(options: RangeOptions): Iterable<KvEntry<V>> {
-    for (const { key, value } of this.db.getRange(options)) yield { key, value };
+    for (const { key, value } of this.db.getRange(lmdbRangeOptions(options))) yield { key, value };
   }
 
   put(key: string, value: V): void {
@@ -26,6 +27,23 @@ class LmdbTable<V> implements KvTable<V> {
   }
 }
 
+/**
+ * lmdb-js walks a reverse range from `start` down to `end`, so `start` is the upper bound there. Our contract keeps
+ * `start` the inclusive lower and `end` the exclusive upper bound in both directions: swap them for a reverse
+ * range and flip which end is inclusive.
+ */
+function lmdbRangeOptions(options: RangeOptions): RangeOptions & { exclusiveStart?: boolean; inclusiveEnd?: boolean } {
+  if (!options.reverse) return options;
+  return {
+    start: options.end,
+    end: options.start,
+    reverse: true,
+    limit: options.limit,
+    exclusiveStart: options.end !== undefined,
+    inclusiveEnd: options.start !== undefined,
+  };
+}
+
 /** The LMDB implementation of the storage seam: one environment, one named database per table, msgpack values. */
 export class LmdbStore implements KvStore {
   readonly kind = "lmdb" as const;
@@ -34,6 +52,7 @@ export class LmdbStore implements KvStore {
 
   constructor(private readonly options: KvStoreOptions) {
     mkdirSync(options.path, { recursive: true });
+    assertDataDirKind(options.path, "lmdb");
     this.root = open({
       path: options.path,
       maxDbs: TABLES.length + 4,
