@@ -14,6 +14,8 @@ export interface Executor {
   close(): Promise<void>;
 }
 
+const CONCURRENT_TASKS_PER_WORKER = 16;
+
 function overloaded(): ServiceError {
   return new ServiceError("OVERLOADED", undefined, undefined, 1);
 }
@@ -61,6 +63,9 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // A tracking batch waits for its commit; letting a worker start the next batch meanwhile is what lets
+    // commits overlap (one task at a time per worker capped tracking at one commit per round trip).
+    concurrentTasksPerWorker: CONCURRENT_TASKS_PER_WORKER,
     workerData: options.setup,
   });
   let queue: Waiting[] = [];
