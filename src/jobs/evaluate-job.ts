@@ -70,6 +70,6 @@ export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): 
   if (job.onlyEnabled && results.length > 0) {
     await recordFeatureEvents(jobContext.store, job.environmentId, evaluateEvents(results, context), Date.now());
   }
-  const body = `{"success":true,"flagStateVersion":${current.environment.flagStateVersion},"remoteContextUsed":${remoteContextUsed},"features":${serializeEvaluation(results)}}`;
+  const body = `{"success":true,"flagStateVersion":${current.version},"remoteContextUsed":${remoteContextUsed},"features":${serializeEvaluation(results)}}`;
   return { status: 200, body, headers: JSON_HEADERS };
 }

@@ -1,11 +1,11 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../evaluation/index.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
 import type { KvStore } from "../storage/kv.js";
-import type { EnvironmentRecord } from "../tenancy/records.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 
 export interface CurrentRuleset {
-  environment: EnvironmentRecord;
+  /** The environment's flagStateVersion this ruleset was compiled at. */
+  version: number;
   ruleset: CompiledRuleset;
   /** Whether any feature allows opt-in (only then are the context's opt-ins looked up). */
   allowsOptIn: boolean;
@@ -17,7 +17,7 @@ export interface CurrentRuleset {
  * served after an admin call has returned.
  */
 export class RulesetCache {
-  private readonly compiled = new Map<string, { version: number; ruleset: CompiledRuleset; allowsOptIn: boolean }>();
+  private readonly compiled = new Map<string, CurrentRuleset>();
 
   constructor(
     private readonly store: KvStore,
@@ -26,14 +26,16 @@ export class RulesetCache {
   ) {}
 
   get(environmentId: string, minFlagStateVersion: number): CurrentRuleset | undefined {
+    const cached = this.compiled.get(environmentId);
+    // The caller's version is the newest this process knows of; a ruleset that recent needs no store read at all.
+    if (cached && cached.version >= minFlagStateVersion) return cached;
     let environment = this.tenancy.getEnvironment(environmentId);
     if (!environment || environment.flagStateVersion < minFlagStateVersion) {
       this.store.refresh();
       environment = this.tenancy.getEnvironment(environmentId);
     }
     if (!environment) return undefined;
-    const cached = this.compiled.get(environmentId);
-    if (cached && cached.version === environment.flagStateVersion) return { environment, ruleset: cached.ruleset, allowsOptIn: cached.allowsOptIn };
+    if (cached && cached.version === environment.flagStateVersion) return cached;
     const definitions: FeatureDefinition[] = this.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
       key: feature.key,
       stage: feature.stage,
@@ -43,7 +45,8 @@ export class RulesetCache {
     }));
     const ruleset = compileRuleset(definitions);
     const allowsOptIn = definitions.some((definition) => definition.optIn !== undefined);
-    this.compiled.set(environmentId, { version: environment.flagStateVersion, ruleset, allowsOptIn });
-    return { environment, ruleset, allowsOptIn };
+    const current: CurrentRuleset = { version: environment.flagStateVersion, ruleset, allowsOptIn };
+    this.compiled.set(environmentId, current);
+    return current;
   }
 }

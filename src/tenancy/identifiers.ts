@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -35,7 +35,8 @@ function environmentLabel(name: string): string {
 
 /** Keys are stored as SHA-256 digests only; a lookup hashes what the client sent. */
 export function digestKey(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  // One-shot hashing: every authenticated request pays this, and it is about twice as fast as a Hash object.
+  return hash("sha256", secret, "hex");
 }
 
 /** What a key looks like when shown again after creation: its prefix and last four characters. */

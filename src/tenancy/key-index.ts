@@ -3,10 +3,6 @@ import { digestKey } from "./identifiers.js";
 import type { KeyRecord } from "./records.js";
 import type { TenancyRepository } from "./tenancy-repository.js";
 
-export interface ResolvedKey extends KeyRecord {
-  digest: string;
-}
-
 /**
  * digest → key record, in memory, so a request never waits on the store to learn who it is. Changes made by this
  * process apply at once (`reload`); another process sharing the data dir is seen on a miss and on the periodic
@@ -25,14 +21,14 @@ export class KeyIndex {
     this.byDigest = next;
   }
 
-  resolve(secret: string): ResolvedKey | undefined {
+  resolve(secret: string): KeyRecord | undefined {
     const digest = digestKey(secret);
     let record = this.byDigest.get(digest);
     if (!record) {
       record = this.tenancy.lookupKey(digest);
       if (record) this.byDigest.set(digest, record);
     }
-    return record ? { ...record, digest } : undefined;
+    return record;
   }
 
   forget(digest: string): void {
