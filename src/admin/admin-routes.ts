@@ -10,6 +10,7 @@ import { parseListQuery } from "../tracking/index.js";
 import { validateConfig, validateTargeting } from "../schemas/rules.js";
 import type { Services } from "../services.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
+import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -220,5 +221,5 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
 }
 
 export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
-  for (const [method, pattern, spec] of [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES]) router.add(method, pattern, spec);
+  for (const [method, pattern, spec] of [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES]) router.add(method, pattern, spec);
 }

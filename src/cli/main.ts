@@ -6,6 +6,12 @@ import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
+import {
+  companyTable,
+  featureCompaniesTable,
+  featuresTable,
+  type FeatureCompaniesAnswer,
+} from "../analytics/cli-tables.js";
 
 const USAGE = `switchyard — feature access and usage tracking
 
@@ -25,6 +31,15 @@ SWITCHYARD_ADMIN_TOKEN or the one in $SWITCHYARD_DATA_DIR/admin-token):
   switchyard history ENV_ID KEY
   switchyard users show ENV_ID USER_ID | companies show ENV_ID COMPANY_ID
   switchyard events|feature-events|feedback|prompt-events ENV_ID [--after CURSOR] [--limit N]
+
+Analytics (docs/ANALYTICS.md; --from/--to are ISO 8601 dates, default the 30 days up to today; --json prints the
+answer as JSON instead of a table):
+  switchyard analytics features ENV_ID [--from D] [--to D]
+  switchyard analytics feature ENV_ID KEY [--from D] [--to D] [--after COMPANY_ID] [--limit N]
+                                                   (every company; one page when --after or --limit is given)
+  switchyard analytics company ENV_ID COMPANY_ID [--from D] [--to D]
+  switchyard analytics settings ENV_ID [--retention-days N]
+  switchyard analytics rebuild ENV_ID
 `;
 
 function adminToken(explicit: string | undefined): string {
@@ -60,7 +75,64 @@ const segment = (value: string | undefined, name: string): string => {
   return encodeURIComponent(value);
 };
 
-async function manage(positionals: string[], values: Record<string, string | boolean | undefined>): Promise<unknown> {
+/** A command's answer already rendered for people; printed as is instead of as JSON. */
+class TextOutput {
+  constructor(readonly text: string) {}
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** `switchyard analytics …`: tables of the analytics endpoints. */
+async function analytics(client: AdminClient, action: string | undefined, first: string | undefined, second: string | undefined, values: Values): Promise<unknown> {
+  const base = `/admin/environments/${segment(first, "ENV_ID")}/analytics`;
+  const query = new URLSearchParams();
+  if (values.from) query.set("from", String(values.from));
+  if (values.to) query.set("to", String(values.to));
+  const withQuery = (path: string, extra: URLSearchParams = query) => (extra.size > 0 ? `${path}?${extra}` : path);
+  const output = <A>(answer: Record<string, unknown>, render: (answer: A) => string): unknown =>
+    values.json ? answer : new TextOutput(render(answer as unknown as A));
+  switch (action) {
+    case "features":
+      return output(await client.call("GET", withQuery(`${base}/features`)), featuresTable);
+    case "feature": {
+      const path = `${base}/features/${segment(second, "KEY")}/companies`;
+      if (values.after !== undefined || values.limit !== undefined) {
+        const page = new URLSearchParams(query);
+        if (values.after) page.set("after", String(values.after));
+        if (values.limit) page.set("limit", String(values.limit));
+        return output(await client.call("GET", withQuery(path, page)), featureCompaniesTable);
+      }
+      // Every company: follow `next` to the end, every page over the first page's window (midnight may pass).
+      let answer: FeatureCompaniesAnswer | undefined;
+      for (let after: string | null = null; ; ) {
+        const page = new URLSearchParams(query);
+        page.set("limit", "1000");
+        if (after !== null) page.set("after", after);
+        const next = (await client.call("GET", withQuery(path, page))) as unknown as FeatureCompaniesAnswer;
+        if (answer) answer.companies.push(...next.companies);
+        else {
+          answer = next;
+          query.set("from", next.from);
+          query.set("to", next.to);
+        }
+        if (next.next === null) break;
+        after = next.next;
+      }
+      return output({ ...answer, next: null }, featureCompaniesTable);
+    }
+    case "company":
+      return output(await client.call("GET", withQuery(`${base}/companies/${segment(second, "COMPANY_ID")}`)), companyTable);
+    case "settings":
+      if (values["retention-days"] === undefined) return client.call("GET", `${base}/settings`);
+      return client.call("PUT", `${base}/settings`, { retentionDays: Number(values["retention-days"]) });
+    case "rebuild":
+      return client.call("POST", `${base}/rebuild`);
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+async function manage(positionals: string[], values: Values): Promise<unknown> {
   const port = process.env.SWITCHYARD_PORT ?? "3000";
   const client = new AdminClient(String(values.url ?? `http://127.0.0.1:${port}`), adminToken(values.token as string | undefined));
   const [area, action, first, second, third] = positionals;
@@ -70,6 +142,7 @@ async function manage(positionals: string[], values: Record<string, string | boo
     if (values.limit) query.set("limit", String(values.limit));
     return query.size > 0 ? `?${query}` : "";
   };
+  if (area === "analytics") return analytics(client, action, first, second, values);
   switch (`${area} ${action ?? ""}`.trim()) {
     case "apps list":
       return client.call("GET", "/admin/apps");
@@ -131,6 +204,10 @@ async function run(): Promise<void> {
       "usage-events": { type: "string" },
       after: { type: "string" },
       limit: { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      json: { type: "boolean" },
+      "retention-days": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -140,7 +217,7 @@ async function run(): Promise<void> {
   }
   if (positionals[0] === "serve") return serve(values["native-free"] === true);
   const result = await manage(positionals, values);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(result instanceof TextOutput ? result.text : `${JSON.stringify(result, null, 2)}\n`);
 }
 
 run().catch((error: unknown) => {

@@ -53,17 +53,21 @@ export interface LogEntry<V> {
   value: V;
 }
 
-/** Up to `limit` entries of a log after sequence `after`, in append order. */
-export function readLog<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): LogEntry<V>[] {
+/**
+ * Up to `limit` entries of a log after sequence `after`, in append order, decoded one at a time as the caller asks:
+ * a reader that stops early (a page full by size) never decodes the rest.
+ */
+export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): Generator<LogEntry<V>> {
   const prefix = logPrefix(table, environmentId);
   const range = {
     start: key(...prefix, sequenceKeyPart(after + 1)),
     end: prefixRange(...prefix).end,
     limit,
   };
-  const entries: LogEntry<V>[] = [];
-  for (const entry of store.table<V>(table).range(range)) {
-    entries.push({ sequence: Number(lastKeyPart(entry.key)), value: entry.value });
-  }
-  return entries;
+  for (const entry of store.table<V>(table).range(range)) yield { sequence: Number(lastKeyPart(entry.key)), value: entry.value };
+}
+
+/** Up to `limit` entries of a log after sequence `after`, in append order. */
+export function readLog<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): LogEntry<V>[] {
+  return [...logEntries<V>(store, table, environmentId, after, limit)];
 }

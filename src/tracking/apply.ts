@@ -1,5 +1,7 @@
 import type { EventItem, CompanyItem, FeatureEventItem, PromptEventItem, TrackingItem, UserItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
+import { AggregateWriter } from "../analytics/aggregate-writer.js";
+import { featureEventCompany } from "../analytics/attribution.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
@@ -80,6 +82,9 @@ function checkReferencesBeforeWriting(store: KvStore, environmentId: string, ite
 class TrackingWriter {
   private readonly entities: EntityWriter;
   private readonly sequences: SequenceAllocator;
+  /** Analytics aggregates, kept in the same transaction as the entries they summarise. */
+  private readonly aggregates: AggregateWriter;
+  private readonly latestCompanyOf = (userId: string): string | null => this.entities.latestCompanyOf(userId);
 
   constructor(
     private readonly store: KvStore,
@@ -88,6 +93,7 @@ class TrackingWriter {
   ) {
     this.entities = new EntityWriter(store, environmentId);
     this.sequences = new SequenceAllocator(store, environmentId);
+    this.aggregates = new AggregateWriter(store, environmentId);
   }
 
   write(item: Exclude<TrackingItem, { type: "feedback" }>): void {
@@ -111,12 +117,15 @@ class TrackingWriter {
   }
 
   feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef): string {
-    return writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences);
+    const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf);
+    this.aggregates.feedback(record);
+    return record.feedbackId;
   }
 
   finish(): void {
     this.entities.flush();
     this.sequences.save();
+    this.aggregates.flush();
   }
 
   private sighting(item: UserItem | CompanyItem | EventItem, attributes: UserItem["attributes"]): Sighting {
@@ -162,6 +171,7 @@ class TrackingWriter {
       active: item.active,
     };
     this.append("events", record);
+    this.aggregates.event(record);
   }
 
   private featureEvent(item: FeatureEventItem): void {
@@ -173,9 +183,11 @@ class TrackingWriter {
       evalResult: item.evalResult ?? null,
       evalRuleResults: item.evalRuleResults ?? null,
       evalMissingFields: item.evalMissingFields ?? null,
+      countsForCompanyId: featureEventCompany(item.evalContext, this.latestCompanyOf),
       receivedAt: this.receivedAt,
     };
     this.append("featureEvents", record);
+    this.aggregates.featureEvent(record);
   }
 
   private promptEvent(item: PromptEventItem): void {

@@ -81,7 +81,7 @@ function fieldPath(item: TrackingItem, field: string): string {
  * Inside a write: creates a feedback, or updates the one named by `feedbackId`, keeping what the update does not
  * send. The feedback log holds one entry per feedback as last updated: an update re-appends it under a new sequence
  * number and removes the old entry, so a reader paging by cursor sees the update after everything before it.
- * Answers the feedbackId.
+ * `latestCompanyOf` attributes a feedback sent without companyId (analytics). Answers the record as stored.
  */
 export function writeFeedback(
   store: KvStore,
@@ -90,7 +90,8 @@ export function writeFeedback(
   feature: FeatureRef,
   receivedAt: number,
   sequences: SequenceAllocator,
-): string {
+  latestCompanyOf: (userId: string) => string | null,
+): FeedbackRecord {
   const log = store.table<FeedbackRecord>("feedback");
   const index = store.table<number>("feedback");
   let record: FeedbackRecord;
@@ -99,6 +100,7 @@ export function writeFeedback(
       feedbackId: newFeedbackId(),
       userId: item.userId,
       companyId: item.companyId ?? null,
+      countsForCompanyId: item.companyId ?? latestCompanyOf(item.userId),
       featureId: feature.featureId,
       key: feature.key,
       score: item.score ?? null,
@@ -125,6 +127,9 @@ export function writeFeedback(
       feedbackId: previous.feedbackId,
       userId: item.userId,
       companyId: item.companyId ?? previous.companyId,
+      // Attributed when created, like an event when received; only a companyId or another user moves it.
+      countsForCompanyId:
+        item.companyId ?? previous.companyId ?? (item.userId === previous.userId ? previous.countsForCompanyId : latestCompanyOf(item.userId)),
       featureId: feature.featureId,
       key: feature.key,
       score: item.score ?? previous.score,
@@ -141,5 +146,5 @@ export function writeFeedback(
   const sequence = sequences.next("feedback");
   log.put(logKey("feedback", environmentId, sequence), record);
   index.put(feedbackIndexKey(environmentId, record.feedbackId), sequence);
-  return record.feedbackId;
+  return record;
 }

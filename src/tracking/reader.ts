@@ -1,6 +1,6 @@
 import type { Attributes, ConfigEvalResult, FeatureEventAction, FeedbackSource, PromptEventAction } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { readLog, type LogTable } from "./append-log.js";
+import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "./cursor.js";
 import type { CompanyRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
 import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
@@ -84,8 +84,18 @@ const isStorableId = (id: string): boolean => id.length > 0 && !id.includes("\u0
  * The read side of tracking for the management API (API.md §6) and for evaluation's remote context. Reads only:
  * every method sees the latest committed data of this thread's snapshot.
  */
+/**
+ * How much JSON one page of a log may carry. Items are bounded only by the body limits (a feature event's
+ * `evalContext` may be close to 2 MiB), so 1000 of them could reach gigabytes: past V8's longest string, or the heap.
+ * A page stops early instead (never before its first item); `next` continues it, as for any page.
+ */
+export const MAX_PAGE_JSON_CHARS = 8 * 1024 * 1024;
+
 export class TrackingReader {
-  constructor(private readonly store: KvStore) {}
+  constructor(
+    private readonly store: KvStore,
+    private readonly maxPageChars = MAX_PAGE_JSON_CHARS,
+  ) {}
 
   getUser(environmentId: string, userId: string): UserView | undefined {
     const user = this.userRecord(environmentId, userId);
@@ -200,9 +210,18 @@ export class TrackingReader {
     view: (cursor: string, record: R) => V,
   ): { items: V[]; next: string } {
     const afterSequence = decodeCursor(after);
-    const entries = readLog<R>(this.store, table, environmentId, afterSequence, checkListLimit(limit));
-    const items = entries.map((entry) => view(encodeCursor(entry.sequence), entry.value));
-    const last = entries.at(-1);
-    return { items, next: last ? encodeCursor(last.sequence) : encodeCursor(afterSequence) };
+    const items: V[] = [];
+    let chars = 0;
+    let lastSequence = afterSequence;
+    for (const entry of logEntries<R>(this.store, table, environmentId, afterSequence, checkListLimit(limit))) {
+      const item = view(encodeCursor(entry.sequence), entry.value);
+      // Measured as the answer will be written; admin reads only, so the second stringify is affordable.
+      const size = JSON.stringify(item).length;
+      if (items.length > 0 && chars + size > this.maxPageChars) break;
+      items.push(item);
+      chars += size;
+      lastSequence = entry.sequence;
+    }
+    return { items, next: encodeCursor(lastSequence) };
   }
 }

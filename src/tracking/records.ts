@@ -63,6 +63,11 @@ export interface FeatureEventRecord {
   evalResult: boolean | ConfigEvalResult | null;
   evalRuleResults: boolean[] | null;
   evalMissingFields: string[] | null;
+  /**
+   * The company the event counts for (analytics exposure), decided at ingestion: evalContext `company.id`, else the
+   * most recent company of evalContext `user.id`, else null.
+   */
+  countsForCompanyId: string | null;
   receivedAt: number;
 }
 
@@ -70,6 +75,8 @@ export interface FeedbackRecord {
   feedbackId: string;
   userId: string;
   companyId: string | null;
+  /** The company it counts for (analytics), decided by its latest call: its companyId, else the user's most recent. */
+  countsForCompanyId: string | null;
   /** Both resolved from whichever the call named, so either can be listed. */
   featureId: string;
   key: string;

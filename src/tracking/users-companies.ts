@@ -107,6 +107,11 @@ export class EntityWriter {
     this.dirtyUsers.add(userId);
   }
 
+  /** The company a user was most recently associated with, as this transaction sees it; null if none. */
+  latestCompanyOf(userId: string): string | null {
+    return this.user(userId)?.lastCompanyId ?? null;
+  }
+
   /** Writes back every record changed in this transaction. */
   flush(): void {
     const users = this.store.table<UserRecord>("users");

@@ -1,0 +1,114 @@
+import type { KvStore, KvTable } from "../storage/kv.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
+import { isExposure } from "./attribution.js";
+import {
+  cellKey,
+  dayOf,
+  feedbackContributionKey,
+  isAggregatableName,
+  NO_COMPANY,
+  type ExposureCell,
+  type FeedbackContribution,
+  type SatisfactionCell,
+  type UsageCell,
+} from "./keys.js";
+
+/** What the writer needs of each record; the full records fit. */
+export type UsageInput = Pick<EventRecord, "event" | "countsForCompanyId" | "timestamp">;
+export type ExposureInput = Pick<FeatureEventRecord, "action" | "key" | "evalResult" | "countsForCompanyId" | "receivedAt">;
+export type SatisfactionInput = Pick<FeedbackRecord, "feedbackId" | "key" | "countsForCompanyId" | "score" | "timestamp">;
+
+/** A value to remove rather than put. */
+const REMOVED = Symbol("removed");
+
+/**
+ * Keeps one environment's aggregates (see `keys.ts`) in step with what a tracking transaction appends. Used inside
+ * `KvStore.write`, by ingestion (one writer per request) and by the rebuild (one writer for the whole log), so the
+ * two cannot disagree on arithmetic. Cells touched are cached and written once by `flush()`: a bulk of events from
+ * one company on one day costs one read and one write, not one per event.
+ */
+export class AggregateWriter {
+  private readonly table: KvTable<unknown>;
+  private readonly pending = new Map<string, unknown>();
+
+  constructor(
+    store: KvStore,
+    private readonly environmentId: string,
+  ) {
+    this.table = store.table("aggregates");
+  }
+
+  /** An appended event: one more event on its day for the company it counts for (none → not aggregated). */
+  event(record: UsageInput): void {
+    if (record.countsForCompanyId === null || !isAggregatableName(record.event)) return;
+    const at = record.timestamp;
+    const cellKeyText = cellKey(this.environmentId, "u", record.event, dayOf(at), record.countsForCompanyId);
+    const cell = this.get<UsageCell>(cellKeyText);
+    this.set(cellKeyText, cell ? [cell[0] + 1, Math.max(cell[1], at)] : [1, at]);
+  }
+
+  /** An appended feature event: counts as exposure on the day it was received when it is a true evaluate/check. */
+  featureEvent(record: ExposureInput): void {
+    if (record.countsForCompanyId === null || !isExposure(record.action, record.evalResult)) return;
+    const cellKeyText = cellKey(this.environmentId, "x", record.key, dayOf(record.receivedAt), record.countsForCompanyId);
+    this.set(cellKeyText, (this.get<ExposureCell>(cellKeyText) ?? 0) + 1);
+  }
+
+  /**
+   * A feedback as it now stands (created or updated): whatever it contributed before is taken back and its latest
+   * score added, so each feedback counts once, on the day of its (latest) timestamp, for its (latest) company.
+   */
+  feedback(record: SatisfactionInput): void {
+    const contributionKey = feedbackContributionKey(this.environmentId, record.feedbackId);
+    const previous = this.get<FeedbackContribution>(contributionKey);
+    if (previous) this.addScore(previous, -1);
+    const next: FeedbackContribution = {
+      key: record.key,
+      companyId: record.countsForCompanyId,
+      day: dayOf(record.timestamp),
+      score: record.score,
+    };
+    this.set(contributionKey, next);
+    this.addScore(next, 1);
+  }
+
+  /** Writes every changed cell; call once, at the end of the transaction. Answers how many entries it put. */
+  flush(): number {
+    let written = 0;
+    for (const [cellKeyText, value] of this.pending) {
+      if (value === REMOVED) this.table.remove(cellKeyText);
+      else {
+        this.table.put(cellKeyText, value);
+        written++;
+      }
+    }
+    this.pending.clear();
+    return written;
+  }
+
+  private addScore(contribution: FeedbackContribution, sign: 1 | -1): void {
+    if (contribution.score === null) return;
+    const cellKeyText = cellKey(this.environmentId, "s", contribution.key, contribution.day, contribution.companyId ?? NO_COMPANY);
+    const cell = this.get<SatisfactionCell>(cellKeyText);
+    const count = (cell?.[0] ?? 0) + sign;
+    const sum = (cell?.[1] ?? 0) + sign * contribution.score;
+    // A cell exists only while it counts something: a rebuild never writes an empty one.
+    this.setOrRemove(cellKeyText, count > 0 ? [count, sum] : undefined);
+  }
+
+  private get<V>(cellKeyText: string): V | undefined {
+    if (this.pending.has(cellKeyText)) {
+      const value = this.pending.get(cellKeyText);
+      return value === REMOVED ? undefined : (value as V);
+    }
+    return this.table.get(cellKeyText) as V | undefined;
+  }
+
+  private set(cellKeyText: string, value: unknown): void {
+    this.pending.set(cellKeyText, value);
+  }
+
+  private setOrRemove(cellKeyText: string, value: unknown): void {
+    this.pending.set(cellKeyText, value === undefined ? REMOVED : value);
+  }
+}
