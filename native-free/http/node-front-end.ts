@@ -12,7 +12,7 @@ import {
   type StreamResponse,
   type StreamSink,
 } from "../../src/api/types.js";
-import { ERRORS } from "../../src/errors/catalogue.js";
+import { INTERNAL_ERROR, runDecision } from "../../src/api/run-decision.js";
 
 /** A stream whose unsent output passes this is not keeping up: sink.write() says so and the core drops it. */
 const STREAM_BACKLOG_LIMIT_BYTES = 1024 * 1024;
@@ -25,11 +25,6 @@ const MAX_HEADERS_COUNT = 100;
 /** Room for ordinary headers beside a URL of the largest accepted length, so long URLs get our 414, not a 431. */
 const HEADER_SECTION_HEADROOM_BYTES = 16 * 1024;
 
-const INTERNAL_ERROR: ApiResponse = {
-  status: ERRORS.INTERNAL.status,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ success: false, error: { code: "INTERNAL", message: ERRORS.INTERNAL.message } }),
-};
 
 /** The front-end seam over node:http: the native-free twin of `src/http/uws-front-end.ts`. */
 export function createNodeFrontEnd(core: ApiCore, limits: FrontEndLimits): FrontEnd {
@@ -182,21 +177,7 @@ function readBody(exchange: Exchange, decision: RouteDecision, request: ApiReque
 }
 
 function dispatch(exchange: Exchange, decision: RouteDecision, request: ApiRequest): void {
-  let outcome: ReturnType<RouteDecision["handle"]>;
-  try {
-    outcome = decision.handle(request);
-  } catch {
-    send(exchange, INTERNAL_ERROR);
-    return;
-  }
-  if (outcome instanceof Promise) {
-    outcome.then(
-      (response) => finish(exchange, response),
-      () => send(exchange, INTERNAL_ERROR),
-    );
-  } else {
-    finish(exchange, outcome);
-  }
+  runDecision(decision, request, (response) => finish(exchange, response));
 }
 
 function finish(exchange: Exchange, response: ApiResponse | StreamResponse): void {

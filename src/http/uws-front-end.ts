@@ -7,16 +7,13 @@ import {
   type ApiResponse,
   type FrontEnd,
   type FrontEndLimits,
+  type RouteDecision,
   type StreamResponse,
   type StreamSink,
 } from "../api/types.js";
+import { runDecision } from "../api/run-decision.js";
 import { loadNativeUws, type UwsModule } from "./load-uws.js";
 
-const INTERNAL_ERROR: ApiResponse = {
-  status: 500,
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ success: false, error: { code: "INTERNAL", message: "Internal server error." } }),
-};
 
 /** Per-response state; uWebSockets.js responses are only valid until answered or aborted. */
 interface Exchange {
@@ -108,23 +105,10 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     response.start(sink);
   }
 
-  function dispatch(exchange: Exchange, request: ApiRequest, handle: (request: ApiRequest) => ReturnType<ReturnType<ApiCore["decide"]>["handle"]>): void {
-    let outcome: ReturnType<typeof handle>;
-    try {
-      outcome = handle(request);
-    } catch {
-      writeResponse(exchange, INTERNAL_ERROR);
-      return;
-    }
-    if (outcome instanceof Promise) {
-      outcome.then(
-        (response) => finish(exchange, response),
-        () => writeResponse(exchange, INTERNAL_ERROR),
-      );
-    } else {
-      finish(exchange, outcome);
-    }
+  function dispatch(exchange: Exchange, request: ApiRequest, decision: RouteDecision): void {
+    runDecision(decision, request, (response) => finish(exchange, response));
   }
+
 
   app.any("/*", (res: HttpResponse, req: HttpRequest) => {
     let settled = false;
@@ -164,7 +148,7 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     const hasBody = contentLength !== undefined ? contentLength !== "0" : headers["transfer-encoding"] !== undefined;
     if (decision.bodyLimit === 0 || !hasBody) {
       if (hasBody) res.onData(() => {});
-      dispatch(exchange, request, decision.handle);
+      dispatch(exchange, request, decision);
       return;
     }
     if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
@@ -188,7 +172,7 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
       chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) {
         request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-        dispatch(exchange, request, decision.handle);
+        dispatch(exchange, request, decision);
       }
     });
   });
