@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,6 +20,21 @@ describe("LmdbStore data dir", () => {
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("LmdbStore data dir names", () => {
+  it("opens a directory whose name looks like it has an extension", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-lmdb-"));
+    const dotted = join(dir, "data.v2");
+    try {
+      const store = new LmdbStore({ path: dotted, durability: "commit" });
+      await store.write(() => store.table("meta").put("k", 1));
+      await store.close();
+      expect(readdirSync(dotted)).toContain("data.mdb");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

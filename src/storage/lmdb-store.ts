@@ -55,6 +55,8 @@ export class LmdbStore implements KvStore {
     assertDataDirKind(options.path, "lmdb");
     this.root = open({
       path: options.path,
+      // lmdb-js guesses "path is a file" from any extension-like suffix (`data.v2`, mktemp's `tmp.XYZ`); it is a dir.
+      noSubdir: false,
       maxDbs: TABLES.length + 4,
       mapSize: MAP_SIZE,
       // lmdb's msgpack encoding is msgpackr; structures stay off so records decode without shared state.
