@@ -12,9 +12,10 @@ export interface Adapters {
   storeSharedAcrossThreads: boolean;
 }
 
-async function openNativeStore(options: KvStoreOptions): Promise<KvStore> {
+/** Loads the LMDB store's module: this is what fails where the native addon cannot load. */
+async function loadNativeStore(): Promise<(options: KvStoreOptions) => KvStore> {
   const { LmdbStore } = await import("../storage/lmdb-store.js");
-  return new LmdbStore(options);
+  return (options) => new LmdbStore(options);
 }
 
 async function openLogStore(options: KvStoreOptions): Promise<KvStore> {
@@ -50,12 +51,16 @@ export async function selectAdapters(config: Config, log: Logger): Promise<Adapt
       if (config.native === "on") throw new Error(message);
       reasons.push(message);
     } else {
+      let openLmdb: ((options: KvStoreOptions) => KvStore) | undefined;
       try {
-        store = await openNativeStore(options);
+        openLmdb = await loadNativeStore();
       } catch (error) {
         if (config.native === "on") throw error;
         reasons.push(`lmdb did not load: ${(error as Error).message}`);
       }
+      // Opening can fail for reasons that are not about native code (permissions, a full disk): those stop the
+      // service rather than quietly starting an empty store of the other kind.
+      if (openLmdb) store = openLmdb(options);
     }
   }
   if (!store) {
