@@ -51,6 +51,8 @@ function adminToken(explicit: string | undefined): string {
 }
 
 async function serve(nativeFree: boolean): Promise<void> {
+  // A closed stdout (a pipe to `head`, a log collector that went away) must not take the service down.
+  process.stdout.on("error", () => {});
   const config = loadConfig(nativeFree ? { ...process.env, SWITCHYARD_NATIVE: "0" } : process.env);
   const service = await startService(config);
   let signalled = false;
