@@ -1,12 +1,12 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { Logger } from "../observability/logger.js";
-import { authenticate, type AuthContext } from "./auth.js";
+import { authenticate, type Access, type AuthContext } from "./auth.js";
 import { preflight, withCors } from "./cors.js";
 import type { RateLimiter } from "./rate-limiter.js";
 import { errorFor, errorResponse } from "./responses.js";
 import type { RouteContext, RouteResult, RouteSpec } from "./route.js";
 import type { Router } from "./router.js";
-import { isStreamResponse, type ApiCore, type ApiRequest, type ApiResponse, type RouteDecision } from "./types.js";
+import type { ApiCore, ApiRequest, ApiResponse, RouteDecision } from "./types.js";
 
 export interface CoreServices {
   auth: AuthContext;
@@ -17,9 +17,25 @@ export interface CoreServices {
   isDraining(): boolean;
 }
 
-function toErrorResponse(error: unknown, log: Logger, request: ApiRequest): ApiResponse {
+/** Key prefixes (API.md §1); a path segment that starts with one is a credential and never reaches a log. */
+const KEY_SEGMENT = /^(trk|pub|sec)_[^/]*/;
+
+/**
+ * The request path as it may be logged: the tracking API carries its key in the first segment, so a fault there
+ * would otherwise write the key to the log. Any segment shaped like a key is masked the same way.
+ */
+export function loggablePath(path: string, access?: Access): string {
+  const segments = path.split("/");
+  for (let index = 0; index < segments.length; index++) {
+    const isTrackingKey = access === "tracking-path" && index === 1;
+    if (isTrackingKey || KEY_SEGMENT.test(segments[index]!)) segments[index] = ":key";
+  }
+  return segments.join("/");
+}
+
+function toErrorResponse(error: unknown, log: Logger, request: ApiRequest, access?: Access): ApiResponse {
   if (error instanceof ServiceError) return errorResponse(error);
-  log.error("request failed", { method: request.method, path: request.path, error: String((error as Error)?.stack ?? error) });
+  log.error("request failed", { method: request.method, path: loggablePath(request.path, access), error: String((error as Error)?.stack ?? error) });
   return errorFor("INTERNAL");
 }
 
@@ -36,8 +52,8 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
       bodyLimit: spec.bodyLimit,
       handle(request) {
         const origin = spec.cors ? request.headers.origin : undefined;
-        const finish = (result: RouteResult): RouteResult => (isStreamResponse(result) ? result : withCors(result, origin));
-        const fail = (error: unknown): ApiResponse => withCors(toErrorResponse(error, services.log, request), origin);
+        const finish = (result: RouteResult): RouteResult => withCors(result, origin);
+        const fail = (error: unknown): ApiResponse => withCors(toErrorResponse(error, services.log, request, spec.access), origin);
         try {
           if (services.isDraining() && spec.access !== "public") throw new ServiceError("SHUTTING_DOWN", undefined, undefined, 1);
           const { perKey, perAddress } = services.rateLimits;

@@ -4,7 +4,7 @@ const ALLOWED_HEADERS = "authorization, content-type, bucket-sdk-version, reflag
 const ALLOWED_METHODS = "GET, POST, PUT, DELETE, OPTIONS";
 
 /** Browsers call the front-facing API from other origins with credentials; echo the origin rather than `*`. */
-export function withCors(response: ApiResponse, origin: string | undefined): ApiResponse {
+export function withCors<R extends { headers?: Record<string, string> }>(response: R, origin: string | undefined): R {
   if (!origin) return response;
   response.headers = {
     ...response.headers,

@@ -14,15 +14,6 @@ const STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The front ends write a stream's headers exactly as given (the core's CORS wrapper only sees plain answers), so
- * the CORS headers of API.md §2 are added here: echo the Origin, allow credentials (EventSource `withCredentials`).
- */
-function streamHeaders(origin: string | undefined): Record<string, string> {
-  if (!origin) return { ...STREAM_HEADERS };
-  return { ...STREAM_HEADERS, "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin" };
-}
-
-/**
  * `/sse/client` carries the browser's context as JSON (the Reflag browser SDK's `serializeContext`). Updates are
  * per environment, so it is not used; a malformed one is still refused, as for any query.
  */
@@ -47,7 +38,7 @@ function openStream(hub: LiveStreamHub, context: RouteContext<Services>): Stream
   if (!environment) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
   return hub.open(
     { environmentId, keyId: `${context.principal.kind}:${environmentId}`, currentVersion: environment.flagStateVersion },
-    streamHeaders(context.request.headers.origin),
+    { ...STREAM_HEADERS },
   );
 }
 
