@@ -13,6 +13,7 @@ import { createLiveRoutes } from "./live/live-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
+import { EvaluationCache } from "./serving/evaluation-cache.js";
 import { EVALUATION_ROUTES } from "./serving/evaluation-routes.js";
 import { PROMPTING_ROUTES } from "./serving/prompting-route.js";
 import { createRulesRoutes } from "./serving/rules-route.js";
@@ -47,6 +48,12 @@ function buildRouter(): Router<RouteSpec<Services>> {
   for (const [method, pattern, spec] of frontFacing) router.add(method, pattern, spec);
   return router;
 }
+
+/**
+ * Repeated contexts (a browser polling for its user) are answered from memory. The TTL bounds how long a change made
+ * by another process sharing the data dir, or a date operator's boundary, goes unseen; see evaluation-cache.ts.
+ */
+const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024, ttlMs: 1_000 };
 
 /** Most jobs per worker task; see bench/workers for how it was chosen. */
 const MAX_BATCH = 32;
@@ -91,6 +98,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
+    evaluationCache: new EvaluationCache(EVALUATION_CACHE),
     log,
     auth: { keys, adminTokenDigest: digestKey(admin.token) },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },

@@ -7,6 +7,7 @@ import type { KeyIndex } from "./tenancy/key-index.js";
 import type { TenancyRepository } from "./tenancy/tenancy-repository.js";
 import type { TrackingReader } from "./tracking/index.js";
 import type { Executor } from "./workers/executor.js";
+import type { EvaluationCache } from "./serving/evaluation-cache.js";
 
 /** The object graph every route sees; built once in main.ts. */
 export interface Services extends CoreServices {
@@ -19,4 +20,5 @@ export interface Services extends CoreServices {
   tracking: TrackingReader;
   /** Where evaluation and ingestion run: the worker pool, or inline. */
   executor: Executor;
+  evaluationCache: EvaluationCache;
 }

@@ -14,13 +14,15 @@ async function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): 
       return services.flagStates.current(environmentId);
     });
   }
-  return services.executor.run({
-    kind: "evaluate",
-    environmentId,
-    minFlagStateVersion: services.flagStates.current(environmentId),
-    query: request.query,
-    onlyEnabled,
-  });
+  const flagStateVersion = services.flagStates.current(environmentId);
+  // `/features/enabled` records feature events on every call, so only `/features/evaluated` is answered from memory.
+  const cache = onlyEnabled ? undefined : services.evaluationCache;
+  const cached = cache?.get(environmentId, request.query, flagStateVersion);
+  if (cached) return { status: cached.status, headers: { ...cached.headers }, body: cached.body };
+  const attributeEpoch = services.evaluationCache.attributeEpoch(environmentId);
+  const answer = await services.executor.run({ kind: "evaluate", environmentId, minFlagStateVersion: flagStateVersion, query: request.query, onlyEnabled });
+  cache?.put(environmentId, request.query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: { ...answer.headers } });
+  return answer;
 }
 
 /** `GET /features/evaluated` and `/features/enabled` (API.md §3): publishable or secret key; the work runs in the executor. */

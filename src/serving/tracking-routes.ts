@@ -4,17 +4,26 @@ import type { ApiResponse } from "../api/types.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { Services } from "../services.js";
 
+/** The calls that can change stored user or company attributes, which evaluation reads as remote context. */
+const CHANGES_ATTRIBUTES: ReadonlySet<TrackingCall> = new Set(["user", "company", "bulk"]);
+
 function track(call: TrackingCall) {
-  return (context: RouteContext<Services>): Promise<ApiResponse> => {
+  const changesAttributes = CHANGES_ATTRIBUTES.has(call);
+  return async (context: RouteContext<Services>): Promise<ApiResponse> => {
     const { environmentId } = environmentOf(context.principal);
-    return context.services.executor.run({
-      kind: "track",
-      environmentId,
-      call,
-      body: context.request.body,
-      contentType: context.request.headers["content-type"],
-      receivedAt: Date.now(),
-    });
+    try {
+      return await context.services.executor.run({
+        kind: "track",
+        environmentId,
+        call,
+        body: context.request.body,
+        contentType: context.request.headers["content-type"],
+        receivedAt: Date.now(),
+      });
+    } finally {
+      // After the commit (or the refusal): evaluation answers cached before it may no longer hold.
+      if (changesAttributes) context.services.evaluationCache.attributesChanged(environmentId);
+    }
   };
 }
 

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { EvaluationCache } from "./evaluation-cache.js";
+
+const answer = (body: string) => ({ status: 200, body, headers: {} });
+
+describe("EvaluationCache", () => {
+  let now = 1_000;
+  const cache = () => new EvaluationCache({ maxEntries: 2, maxAnswerBytes: 100, ttlMs: 1_000, now: () => now });
+
+  it("answers only under the flagStateVersion and attribute epoch it was computed under", () => {
+    const evaluations = cache();
+    evaluations.put("env", "q", 3, evaluations.attributeEpoch("env"), answer("a"));
+    expect(evaluations.get("env", "q", 3)?.body).toBe("a");
+    expect(evaluations.get("env", "q", 4)).toBeUndefined();
+    evaluations.put("env", "q", 4, evaluations.attributeEpoch("env"), answer("b"));
+    evaluations.attributesChanged("env");
+    expect(evaluations.get("env", "q", 4)).toBeUndefined();
+    expect(evaluations.get("other", "q", 4)).toBeUndefined();
+  });
+
+  it("keeps an answer computed under an older epoch out", () => {
+    const evaluations = cache();
+    const epochAtStart = evaluations.attributeEpoch("env");
+    evaluations.attributesChanged("env");
+    evaluations.put("env", "q", 1, epochAtStart, answer("stale"));
+    expect(evaluations.get("env", "q", 1)).toBeUndefined();
+  });
+
+  it("expires entries, evicts the oldest past the bound, and skips errors and large answers", () => {
+    const evaluations = cache();
+    evaluations.put("env", "a", 1, 0, answer("a"));
+    evaluations.put("env", "b", 1, 0, answer("b"));
+    evaluations.put("env", "c", 1, 0, answer("c"));
+    expect(evaluations.get("env", "a", 1)).toBeUndefined();
+    expect(evaluations.get("env", "c", 1)?.body).toBe("c");
+    evaluations.put("env", "big", 1, 0, answer("x".repeat(101)));
+    evaluations.put("env", "bad", 1, 0, { status: 400, body: "{}", headers: {} });
+    expect(evaluations.get("env", "big", 1)).toBeUndefined();
+    expect(evaluations.get("env", "bad", 1)).toBeUndefined();
+    now += 1_000;
+    expect(evaluations.get("env", "c", 1)).toBeUndefined();
+  });
+});

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, request } from "../support/http.js";
+import { startServer, type TestServer } from "../support/server.js";
+
+// Repeated evaluations may be answered from memory; these check that no change made through the service is missed.
+describe("evaluation answers stay fresh", () => {
+  let server: TestServer;
+  let keys: Awaited<ReturnType<typeof createApp>>;
+  const evaluate = (query: string) =>
+    request(server.url, "GET", `/features/evaluated?${query}`, { token: keys.production.publishableKey }).then((reply) => reply.body.features.pro?.isEnabled);
+  const setRules = (rules: unknown[]) =>
+    request(server.url, "PUT", `/admin/environments/${keys.production.id}/features/pro/targeting`, { token: server.adminToken, body: { rules } });
+  const track = (path: string, body: unknown) => request(server.url, "POST", path, { token: keys.production.secretKey, body });
+
+  beforeAll(async () => {
+    server = await startServer();
+    keys = await createApp(server.url, server.adminToken);
+    await request(server.url, "PUT", `/admin/apps/${keys.app.id}/features/pro`, { token: server.adminToken, body: {} });
+    await setRules([{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it("sees a company attribute tracked after the same context was evaluated", async () => {
+    const query = "context.company.id=fresh-co";
+    expect(await evaluate(query)).toBe(false);
+    expect(await evaluate(query)).toBe(false);
+    expect((await track("/company", { companyId: "fresh-co", attributes: { plan: "pro" } })).status).toBe(200);
+    expect(await evaluate(query)).toBe(true);
+    expect((await track("/bulk", [{ type: "company", companyId: "fresh-co", attributes: { plan: "free" } }])).status).toBe(200);
+    expect(await evaluate(query)).toBe(false);
+  });
+
+  it("sees a targeting change at once", async () => {
+    const query = "context.company.id=rules-co&context.company.plan=pro";
+    expect(await evaluate(query)).toBe(true);
+    await setRules([{ filter: { type: "constant", value: false } }]);
+    expect(await evaluate(query)).toBe(false);
+    await setRules([{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }]);
+    expect(await evaluate(query)).toBe(true);
+  });
+});
