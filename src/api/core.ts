@@ -47,6 +47,8 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
   };
   const preflightDecision: RouteDecision = { bodyLimit: 0, handle: (request) => preflight(request.headers.origin) };
 
+  const decisions = new WeakMap<object, RouteDecision>();
+
   function decisionFor(spec: RouteSpec<S>, params: Record<string, string>): RouteDecision {
     return {
       bodyLimit: spec.bodyLimit,
@@ -84,7 +86,13 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
         return { bodyLimit: 0, handle: (request) => toErrorResponse(error, services.log, request) };
       }
       if (!match || match === "methodMismatch") return notFound;
-      return decisionFor(match.route, match.params);
+      // Literal routes come back as the same match object every time: build their decision once.
+      let decision = decisions.get(match);
+      if (!decision) {
+        decision = decisionFor(match.route, match.params);
+        if (Object.keys(match.params).length === 0) decisions.set(match, decision);
+      }
+      return decision;
     },
     reject(code, request) {
       return withCors(errorFor(code), request.headers.origin);

@@ -35,9 +35,12 @@ function decodeSegment(segment: string): string {
  */
 export class Router<R> {
   private readonly bySegmentCount = new Map<number, CompiledPattern<R>[]>();
+  /** Parameter-free routes by `METHOD path`: the hot routes (`/features/evaluated`, `/event`) need no scan. */
+  private readonly literal = new Map<string, RouteMatch<R>>();
 
   add(method: HttpMethod, pattern: string, route: R): this {
     const segments = splitPath(pattern);
+    if (countParams(segments) === 0) this.literal.set(`${method} /${segments.join("/")}`, { route, params: Object.freeze(Object.create(null)) as Record<string, string> });
     const list = this.bySegmentCount.get(segments.length) ?? [];
     list.push({ route, method, segments });
     // Fewer parameters first: literal matches take precedence.
@@ -48,6 +51,8 @@ export class Router<R> {
 
   /** The route for a method and path; `methodMismatch` when the path exists under other methods only. */
   match(method: string, path: string): RouteMatch<R> | "methodMismatch" | undefined {
+    const literal = this.literal.get(`${method} ${path}`);
+    if (literal) return literal;
     const segments = splitPath(path);
     const candidates = this.bySegmentCount.get(segments.length);
     if (!candidates) return undefined;
