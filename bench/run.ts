@@ -19,6 +19,7 @@ import { buildReport, type BenchReport, type Measurements, type StartupPoint } f
 import { benchNativeFree } from "./runtime/native-free.js";
 import { benchTrackingBulk } from "./schemas/tracking-bulk.js";
 import { benchContextSizes, benchEvaluation, type ServiceTarget } from "./serving/evaluation-routes.js";
+import { benchUncachedEvaluation } from "./serving/uncached-evaluation.js";
 import { benchMixed } from "./serving/mixed.js";
 import { benchRules } from "./serving/rules-route.js";
 import { benchTracking } from "./serving/tracking-routes.js";
@@ -118,6 +119,11 @@ async function main(): Promise<void> {
         } finally {
           await service.stop();
         }
+      });
+
+      // 3b. The same evaluation with the answer cache off.
+      await phase("evaluation without the answer cache", async () => {
+        load.push(...(await benchUncachedEvaluation(lab, data.path, MAIN_WORKERS, apps)));
       });
 
       // 4. The other executor arrangements on the same data.

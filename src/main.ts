@@ -50,10 +50,11 @@ function buildRouter(): Router<RouteSpec<Services>> {
 }
 
 /**
- * Repeated contexts (a browser polling for its user) are answered from memory. The TTL bounds how long a change made
- * by another process sharing the data dir, or a date operator's boundary, goes unseen; see evaluation-cache.ts.
+ * Repeated contexts (a browser polling for its user) are answered from memory for SWITCHYARD_EVALUATION_CACHE_MS,
+ * which bounds how long a change made by another process sharing the data dir, or a date operator's boundary, goes
+ * unseen; see evaluation-cache.ts.
  */
-const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024, ttlMs: 1_000 };
+const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 
 /** Most jobs per worker task; see bench/workers for how it was chosen. */
 const MAX_BATCH = 32;
@@ -98,7 +99,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache: new EvaluationCache(EVALUATION_CACHE),
+    evaluationCache: new EvaluationCache({
+      ...EVALUATION_CACHE,
+      maxEntries: config.evaluationCacheMs === 0 ? 0 : EVALUATION_CACHE.maxEntries,
+      ttlMs: config.evaluationCacheMs,
+    }),
     log,
     auth: { keys, adminTokenDigest: digestKey(admin.token) },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },

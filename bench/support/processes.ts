@@ -81,6 +81,8 @@ export interface ServiceOptions {
   workers: number;
   /** false starts the native-free twin (node:http + log store). */
   native: boolean;
+  /** Further SWITCHYARD_* settings. */
+  env?: Record<string, string>;
 }
 
 export interface RunningService extends Listening {
@@ -98,6 +100,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     SWITCHYARD_NATIVE: options.native ? "1" : "0",
     SWITCHYARD_WORKERS: String(options.workers),
     SWITCHYARD_LOG: "info",
+    ...options.env,
   });
   return { ...listening, options };
 }

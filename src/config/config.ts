@@ -20,6 +20,8 @@ export interface Config {
   /** Tracking writes allowed to wait for a commit before new ones get a 503. */
   readonly maxPendingWrites: number;
   readonly logLevel: "silent" | "info";
+  /** How long an evaluation answer may be reused for a repeated context; 0 turns the cache off. */
+  readonly evaluationCacheMs: number;
   /** Live-update streams (API.md §5): keep-alive comment interval, and how many streams may be open. */
   readonly sse: {
     readonly keepAliveMs: number;
@@ -52,6 +54,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_RATE_LIMIT_PER_ADDRESS: v.optional(integerFrom(0, 10_000_000), "0"),
   SWITCHYARD_MAX_PENDING_WRITES: v.optional(integerFrom(1, 10_000_000), "20000"),
   SWITCHYARD_LOG: v.optional(v.picklist(["silent", "info"], "must be silent or info"), "info"),
+  SWITCHYARD_EVALUATION_CACHE_MS: v.optional(integerFrom(0, 60_000), "1000"),
   // The contract's 15 s; tests shorten it. Below 100 ms the comments alone would be a load.
   SWITCHYARD_SSE_KEEPALIVE_MS: v.optional(integerFrom(100, 3_600_000), "15000"),
   SWITCHYARD_SSE_MAX_STREAMS_PER_KEY: v.optional(integerFrom(1, 1_000_000), "100"),
@@ -87,6 +90,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     rateLimitPerAddress: input.SWITCHYARD_RATE_LIMIT_PER_ADDRESS,
     maxPendingWrites: input.SWITCHYARD_MAX_PENDING_WRITES,
     logLevel: input.SWITCHYARD_LOG,
+    evaluationCacheMs: input.SWITCHYARD_EVALUATION_CACHE_MS,
     sse: Object.freeze({
       keepAliveMs: input.SWITCHYARD_SSE_KEEPALIVE_MS,
       maxStreamsPerKey: input.SWITCHYARD_SSE_MAX_STREAMS_PER_KEY,

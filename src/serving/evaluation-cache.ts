@@ -63,7 +63,7 @@ export class EvaluationCache {
 
   /** Keeps an answer computed under the given version and epoch (both read before the work started). */
   put(environmentId: string, query: string, flagStateVersion: number, attributeEpoch: number, answer: CachedAnswer): void {
-    if (answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
+    if (this.options.maxEntries === 0 || answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
     const cacheKey = `${environmentId}?${query}`;
     this.entries.delete(cacheKey);
     if (this.entries.size >= this.options.maxEntries) {
