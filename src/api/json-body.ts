@@ -23,6 +23,34 @@ export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boole
   return false;
 }
 
+/**
+ * The path of the first own `__proto__` key anywhere in a parsed body, or undefined. JSON.parse makes such a key an
+ * own property (harmless there), but msgpack decodes it as `__proto_`, so what was stored would read back
+ * differently, and any later merge with Object.assign would set a prototype. Refused everywhere instead.
+ */
+export function findPrototypeKey(value: unknown, path = ""): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findPrototypeKey(value[index], path === "" ? String(index) : `${path}.${index}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const name of Object.keys(value)) {
+    const here = path === "" ? name : `${path}.${name}`;
+    if (name === "__proto__") return here;
+    const found = findPrototypeKey((value as Record<string, unknown>)[name], here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Whether a JSON text could hold a `__proto__` key: spelled out, or hidden behind `\u` escapes. */
+function mayHoldPrototypeKey(text: string): boolean {
+  return text.includes("__proto__") || text.includes("\\u");
+}
+
 /** `Content-Type: application/json`, parameters such as `; charset=utf-8` allowed. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
@@ -43,9 +71,16 @@ export function parseJsonBody(body: Uint8Array | null, contentType: string | und
   if (exceedsJsonDepth(text)) {
     throw new ServiceError("INVALID_BODY", `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ServiceError("MALFORMED_JSON", `The request body is not valid JSON: ${(error as Error).message}`);
   }
+  // The walk is bounded by the depth check above; it only runs when the text could hold the key at all.
+  const prototypeKey = mayHoldPrototypeKey(text) ? findPrototypeKey(parsed) : undefined;
+  if (prototypeKey !== undefined) {
+    throw new ServiceError("INVALID_BODY", undefined, [{ path: prototypeKey, message: '"__proto__" is not allowed as a key' }]);
+  }
+  return parsed;
 }

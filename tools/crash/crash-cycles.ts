@@ -29,15 +29,16 @@ export interface CrashReport {
   failures: string[];
 }
 
-const ADMIN_TOKEN = "adm_crash_test_token_0123456789abcdefghijklmnop";
+export const ADMIN_TOKEN = "adm_crash_test_token_0123456789abcdefghijklmnop";
 
-interface Running {
+export interface Running {
   child: ChildProcess;
   url: string;
   exited: Promise<void>;
 }
 
-async function start(options: CrashOptions): Promise<Running> {
+/** Starts the built service on an ephemeral port over `options.dataDir`; resolves once it listens. */
+export async function start(options: Pick<CrashOptions, "cli" | "dataDir" | "native" | "env">): Promise<Running> {
   const child = spawn(process.execPath, [options.cli, "serve"], {
     env: {
       ...process.env,
