@@ -133,7 +133,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
         draining = true;
         frontEnd.stopListening();
         const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-        while (frontEnd.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
+        while ((frontEnd.inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
         frontEnd.closeAll();
         await executor.close();

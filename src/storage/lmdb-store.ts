@@ -6,24 +6,31 @@ import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, 
 /** Grows on demand; LMDB reserves address space, not disk. */
 const MAP_SIZE = 64 * 1024 ** 3;
 
+/**
+ * Keys are stored as their raw UTF-8 bytes: LMDB then orders them exactly as the seam promises, and nothing
+ * re-encodes them (lmdb-js's ordered-binary escapes U+0000 only in keys under 64 characters, so longer composite
+ * keys fell outside their own prefix ranges).
+ */
+const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
+
 class LmdbTable<V> implements KvTable<V> {
-  constructor(private readonly db: Database<V, string>) {}
+  constructor(private readonly db: Database<V, Buffer>) {}
 
   get(key: string): V | undefined {
-    return this.db.get(key);
+    return this.db.get(keyBytes(key));
   }
 
   *range(options: RangeOptions): Iterable<KvEntry<V>> {
-    for (const { key, value } of this.db.getRange(lmdbRangeOptions(options))) yield { key, value };
+    for (const { key, value } of this.db.getRange(lmdbRangeOptions(options))) yield { key: (key as Buffer).toString("utf8"), value };
   }
 
   put(key: string, value: V): void {
     // Inside a transaction callback putSync writes into the current transaction.
-    this.db.putSync(key, value);
+    this.db.putSync(keyBytes(key), value);
   }
 
   remove(key: string): void {
-    this.db.removeSync(key);
+    this.db.removeSync(keyBytes(key));
   }
 }
 
@@ -32,16 +39,20 @@ class LmdbTable<V> implements KvTable<V> {
  * `start` the inclusive lower and `end` the exclusive upper bound in both directions: swap them for a reverse
  * range and flip which end is inclusive.
  */
-function lmdbRangeOptions(options: RangeOptions): RangeOptions & { exclusiveStart?: boolean; inclusiveEnd?: boolean } {
-  if (!options.reverse) return options;
-  return {
-    start: options.end,
-    end: options.start,
-    reverse: true,
-    limit: options.limit,
-    exclusiveStart: options.end !== undefined,
-    inclusiveEnd: options.start !== undefined,
-  };
+function lmdbRangeOptions(options: RangeOptions): LmdbRange {
+  const start = options.start === undefined ? undefined : keyBytes(options.start);
+  const end = options.end === undefined ? undefined : keyBytes(options.end);
+  if (!options.reverse) return { start, end, limit: options.limit };
+  return { start: end, end: start, reverse: true, limit: options.limit, exclusiveStart: end !== undefined, inclusiveEnd: start !== undefined };
+}
+
+interface LmdbRange {
+  start: Buffer | undefined;
+  end: Buffer | undefined;
+  reverse?: boolean;
+  limit: number | undefined;
+  exclusiveStart?: boolean;
+  inclusiveEnd?: boolean;
 }
 
 /** The LMDB implementation of the storage seam: one environment, one named database per table, msgpack values. */
@@ -64,7 +75,7 @@ export class LmdbStore implements KvStore {
       sharedStructuresKey: undefined,
     });
     for (const name of TABLES) {
-      const db = this.root.openDB<unknown, string>({ name, encoding: "msgpack", keyEncoding: "ordered-binary" });
+      const db = this.root.openDB<unknown, Buffer>({ name, encoding: "msgpack", keyEncoding: "binary" });
       this.tables.set(name, new LmdbTable(db));
     }
   }

@@ -1,7 +1,9 @@
 import type { KvStore } from "./kv.js";
 
 /** The layout version of stored records; a later release migrates from older versions here. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+/** Version 1 (pre-release) kept LMDB keys in lmdb-js's ordered-binary encoding; nothing converts it. */
+const OLDEST_READABLE = 2;
 
 /** Stamps a new store, and refuses one written by a newer release rather than misreading it. */
 export async function migrateStore(store: KvStore): Promise<void> {
@@ -12,6 +14,9 @@ export async function migrateStore(store: KvStore): Promise<void> {
       if (meta.get("schemaVersion") === undefined) meta.put("schemaVersion", SCHEMA_VERSION);
     });
     return;
+  }
+  if (stored < OLDEST_READABLE) {
+    throw new Error(`The data dir holds schema version ${stored}, written by a pre-release build; start from an empty data dir.`);
   }
   if (stored > SCHEMA_VERSION) {
     throw new Error(`The data dir holds schema version ${stored}; this release understands up to ${SCHEMA_VERSION}.`);
