@@ -11,13 +11,12 @@
  * measured window's) and errors. Exits 1 when anonymous growth ≥ 10 % or any request failed. Load only ever targets
  * 127.0.0.1.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { ADMIN_TOKEN, start } from "./support/service-process.js";
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +55,6 @@ interface LoadResult {
 type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: LoadResult) => void) => unknown;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
 
-const ADMIN_TOKEN = "adm_soak_token_0123456789abcdefghijklmnopqrstuv";
 const CLI = resolve(import.meta.dirname, "../src/cli/main.js");
 
 interface Memory {
@@ -71,35 +69,6 @@ function memoryOf(pid: number): Memory {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
   const round = (value: number) => Math.round((value / 1024) * 10) / 10;
   return { rssMb: round(kb("VmRSS")), anonMb: round(kb("RssAnon")), fileMb: round(kb("RssFile") + kb("RssShmem")) };
-}
-
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, "serve"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      SWITCHYARD_PORT: "0",
-      SWITCHYARD_HOST: "127.0.0.1",
-      SWITCHYARD_DATA_DIR: dataDir,
-      SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN,
-      SWITCHYARD_NATIVE: values.native,
-      SWITCHYARD_LOG: "info",
-      ...(values.workers !== undefined ? { SWITCHYARD_WORKERS: values.workers } : {}),
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error("server did not start in 20 s")), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line.includes('"level":"error"')) process.stderr.write(`server: ${line}\n`);
-      if (line.includes('"message":"listening"')) {
-        clearTimeout(timer);
-        resolvePort((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 async function call(url: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
@@ -188,7 +157,15 @@ function run(url: string, requests: LoadRequest[], seconds: number, connections:
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "switchyard-soak-"));
-const { child, url } = await startServer(dataDir);
+const { child, url } = await start({
+  cli: CLI,
+  dataDir,
+  native: values.native!,
+  env: values.workers !== undefined ? { SWITCHYARD_WORKERS: values.workers } : {},
+  onLine: (line) => {
+    if (line.includes('"level":"error"')) process.stderr.write(`server: ${line}\n`);
+  },
+});
 const pid = child.pid!;
 try {
   const keys = await seed(url);

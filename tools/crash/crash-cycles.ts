@@ -2,8 +2,7 @@
  * Kill -9 under load, restart, and check that every acknowledged write is there and no bulk is partly stored.
  * Used by the CI crash test (a few cycles) and by `tools/crash/run.ts` (50+ cycles, figures printed).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { ADMIN_TOKEN, start } from "../support/service-process.js";
 
 export interface CrashOptions {
   cli: string;
@@ -29,43 +28,6 @@ export interface CrashReport {
   failures: string[];
 }
 
-export const ADMIN_TOKEN = "adm_crash_test_token_0123456789abcdefghijklmnop";
-
-export interface Running {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<void>;
-}
-
-/** Starts the built service on an ephemeral port over `options.dataDir`; resolves once it listens. */
-export async function start(options: Pick<CrashOptions, "cli" | "dataDir" | "native" | "env">): Promise<Running> {
-  const child = spawn(process.execPath, [options.cli, "serve"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      SWITCHYARD_PORT: "0",
-      SWITCHYARD_HOST: "127.0.0.1",
-      SWITCHYARD_DATA_DIR: options.dataDir,
-      SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN,
-      SWITCHYARD_NATIVE: options.native,
-      SWITCHYARD_LOG: "info",
-      ...options.env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("server did not start")), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line.includes('"message":"listening"')) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    void exited.then(() => reject(new Error("server exited before listening")));
-  });
-  return { child, url: `http://127.0.0.1:${port}`, exited };
-}
 
 async function json(url: string, init: RequestInit): Promise<{ status: number; body: any }> {
   const response = await fetch(url, init);

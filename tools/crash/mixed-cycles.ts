@@ -5,7 +5,7 @@
  * stored in part: must be 0) and stored without an acknowledgement (allowed: the kill fell between commit and answer).
  * `tools/crash/mixed.ts` runs it from the command line; test/hardening/crash-mixed.test.ts runs a few cycles.
  */
-import { ADMIN_TOKEN, start, type Running } from "./crash-cycles.js";
+import { ADMIN_TOKEN, start, type Running } from "../support/service-process.js";
 
 export interface MixedCrashOptions {
   cli: string;
