@@ -145,6 +145,10 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
     return query.size > 0 ? `?${query}` : "";
   };
   if (area === "analytics") return analytics(client, action, first, second, values);
+  // `history ENV_ID KEY` has no verb.
+  if (area === "history") {
+    return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
+  }
   switch (`${area} ${action ?? ""}`.trim()) {
     case "apps list":
       return client.call("GET", "/admin/apps");
@@ -178,8 +182,6 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
       const body = JSON.parse(readFileSync(file, "utf8")) as unknown;
       return client.call("PUT", `/admin/environments/${segment(first, "ENV_ID")}/features/${segment(second, "KEY")}/${area}`, body);
     }
-    case `history ${action}`:
-      return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
     case "users show":
       return client.call("GET", `/admin/environments/${segment(first, "ENV_ID")}/users/${segment(second, "USER_ID")}`);
     case "companies show":
