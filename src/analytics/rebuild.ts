@@ -1,5 +1,5 @@
 import type { KvStore } from "../storage/kv.js";
-import { readLog, type LogTable } from "../tracking/append-log.js";
+import { logEntries, type LogTable } from "../tracking/append-log.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord, UserRecord } from "../tracking/records.js";
 import { userKey } from "../tracking/users-companies.js";
 import { AggregateWriter } from "./aggregate-writer.js";
@@ -15,7 +15,6 @@ export interface RebuildReport {
   aggregates: number;
 }
 
-const PAGE = 10_000;
 
 /**
  * Recomputes an environment's aggregates from its append logs (events, feature events, feedback) and replaces the
@@ -59,14 +58,11 @@ function storedAttribution(record: { countsForCompanyId?: string | null }, resol
 }
 
 function eachLogEntry<R>(store: KvStore, table: LogTable, environmentId: string, visit: (record: R) => void): number {
-  let after = 0;
   let count = 0;
-  for (;;) {
-    const entries = readLog<R>(store, table, environmentId, after, PAGE);
-    for (const entry of entries) visit(entry.value);
-    count += entries.length;
-    const last = entries.at(-1);
-    if (!last || entries.length < PAGE) return count;
-    after = last.sequence;
+  // Lazily, one record decoded at a time: feature events may each be up to 2 MiB.
+  for (const entry of logEntries<R>(store, table, environmentId, 0, Number.POSITIVE_INFINITY)) {
+    visit(entry.value);
+    count++;
   }
+  return count;
 }

@@ -62,7 +62,7 @@ export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: s
   const range = {
     start: key(...prefix, sequenceKeyPart(after + 1)),
     end: prefixRange(...prefix).end,
-    limit,
+    ...(Number.isFinite(limit) ? { limit } : {}),
   };
   for (const entry of store.table<V>(table).range(range)) yield { sequence: Number(lastKeyPart(entry.key)), value: entry.value };
 }
