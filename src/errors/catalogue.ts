@@ -14,8 +14,6 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, message: "This credential cannot be used on this endpoint." },
   NOT_FOUND: { status: 404, message: "Not found." },
   ROUTE_NOT_FOUND: { status: 404, message: "No such route." },
-  METHOD_NOT_ALLOWED: { status: 405, message: "This route does not accept that method." },
-  CONFLICT: { status: 409, message: "The resource already exists." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is over the limit." },
   URI_TOO_LONG: { status: 414, message: "The request URL is over the limit." },
   RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },
