@@ -13,7 +13,8 @@ import { ROLLOUT_SCALE, rolloutBucket, RolloutCaches } from "./rollout-hash.js";
 
 /** What the closures of one evaluation share: the flattened context and where missing fields are reported. */
 export interface EvaluationScope {
-  readonly flat: Map<string, string>;
+  /** The flattened context, or at least its entries for the fields the filters read (see compileFilter). */
+  readonly flat: ReadonlyMap<string, string>;
   /** Missing fields of the rule list being evaluated, in first-report order; null until the first one. */
   missing: string[] | null;
 }
@@ -36,21 +37,28 @@ function constant(value: boolean): CompiledFilter {
 
 /**
  * Compiles a filter that passed `validateFilterTree`, so its depth is at most 32 and recursion is safe. Rollout
- * filters take their bucket cache from `caches` (one per ruleset). Throws only on a shape validation rejects;
+ * filters take their bucket cache from `caches` (one per ruleset). Every context field the filter reads is added to
+ * `fields`: a scope's `flat` must hold the flattened context's entry for each of them, and needs no others. Throws only on a shape validation rejects;
  * callers compile validated trees and catch anyway.
  */
-export function compileFilter(filter: Filter, caches: RolloutCaches = new RolloutCaches()): CompiledFilter {
+export function compileFilter(
+  filter: Filter,
+  caches: RolloutCaches = new RolloutCaches(),
+  fields: Set<string> = new Set(),
+): CompiledFilter {
   switch (filter.type) {
     case "constant":
       return constant(filter.value);
     case "context":
+      if (typeof filter.field === "string") fields.add(filter.field);
       return compileContextFilter(filter);
     case "rolloutPercentage":
+      if (typeof filter.partialRolloutAttribute === "string") fields.add(filter.partialRolloutAttribute);
       return compileRolloutFilter(filter, caches);
     case "group":
-      return compileGroup(filter, caches);
+      return compileGroup(filter, caches, fields);
     case "negation": {
-      const inner = compileFilter(filter.filter, caches);
+      const inner = compileFilter(filter.filter, caches, fields);
       if (inner.constant !== undefined) return constant(!inner.constant);
       const run = inner.run;
       return { run: (scope) => !run(scope), constant: undefined };
@@ -131,11 +139,11 @@ function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCa
  * member equal to the neutral element (true for `and`) is dropped; one equal to the deciding value fixes the result,
  * but the members before it still run for their missing-field reports, and the members after it never run.
  */
-function compileGroup(filter: GroupFilter, caches: RolloutCaches): CompiledFilter {
+function compileGroup(filter: GroupFilter, caches: RolloutCaches, fields: Set<string>): CompiledFilter {
   const isAnd = filter.operator === "and";
   const members: FilterFn[] = [];
   for (const member of filter.filters) {
-    const compiled = compileFilter(member, caches);
+    const compiled = compileFilter(member, caches, fields);
     if (compiled.constant === undefined) members.push(compiled.run);
     else if (compiled.constant !== isAnd) return decidedGroup(members, isAnd);
   }

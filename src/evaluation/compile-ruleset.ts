@@ -7,6 +7,7 @@ import { type Filter, validateFilterTree } from "../schemas/rules.js";
 import type { ValidationIssue } from "../errors/catalogue.js";
 import { compileFilter, type FilterFn } from "./compile-filter.js";
 import { RolloutCaches } from "./rollout-hash.js";
+import { type FieldTrie, fieldTrie } from "./flatten-context.js";
 import type { FeatureDefinition } from "./types.js";
 
 /** A compiled rule list (targeting rules or config variants). */
@@ -56,6 +57,10 @@ export class CompiledRuleset {
   readonly byKey = new Map<string, CompiledFeature>();
   /** Rollout hashing dominates evaluation cost, and a ruleset sees the same users again and again. */
   readonly rolloutCaches = new RolloutCaches();
+  /** Every context field a compiled rule reads; evaluation resolves only these (see resolveFields). */
+  readonly fields = new Set<string>();
+  /** `fields` as resolveFields walks them; set once compilation is done. */
+  fieldTrie: FieldTrie = fieldTrie([]);
   /** JSON strings of the field names serializeEvaluation has written as missing. */
   readonly fieldJson = new Map<string, string>();
   /** Keys of the features whose targeting or config could not be compiled, with why. */
@@ -75,6 +80,7 @@ export function compileRuleset(definitions: readonly FeatureDefinition[]): Compi
     ruleset.byKey.set(feature.key, feature);
   }
   ruleset.rolloutCaches.sizeGenerations();
+  ruleset.fieldTrie = fieldTrie(ruleset.fields);
   return ruleset;
 }
 
@@ -96,14 +102,14 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
   const configVersion = finiteOrZero(definition.config?.version);
 
   const targetingRules = definition.targeting?.rules;
-  let targeting = compileRules(targetingRules, "rules", ruleset.rolloutCaches);
+  let targeting = compileRules(targetingRules, "rules", ruleset.rolloutCaches, ruleset.fields);
   if (!targeting.ok) {
     ruleset.compileFailures.push({ key, part: "targeting", issues: targeting.issues });
     targeting = { ok: true, rules: neverEnabled(Array.isArray(targetingRules) ? targetingRules.length : 0) };
   }
 
   const variantDefinitions = definition.config?.variants;
-  let variantRules = compileRules(variantDefinitions, "variants", ruleset.rolloutCaches);
+  let variantRules = compileRules(variantDefinitions, "variants", ruleset.rolloutCaches, ruleset.fields);
   let variants: CompiledVariant[] = [];
   if (variantRules.ok) {
     try {
@@ -164,6 +170,7 @@ function compileRules(
   list: readonly { filter: Filter }[] | undefined,
   path: string,
   caches: RolloutCaches,
+  fields: Set<string>,
 ): RulesCompilation {
   if (list === undefined) return { ok: true, rules: neverEnabled(0) };
   if (!Array.isArray(list)) return { ok: false, issues: [{ path, message: "must be an array" }] };
@@ -171,7 +178,7 @@ function compileRules(
     const issues: ValidationIssue[] = [];
     list.forEach((rule, index) => validateFilterTree(rule?.filter, `${path}.${index}.filter`, issues));
     if (issues.length > 0) return { ok: false, issues };
-    const compiled = list.map((rule) => compileFilter(rule.filter, caches));
+    const compiled = list.map((rule) => compileFilter(rule.filter, caches, fields));
     const allConstant = compiled.every((filter) => filter.constant !== undefined);
     return {
       ok: true,

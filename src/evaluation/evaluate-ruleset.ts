@@ -1,8 +1,8 @@
 /** Evaluates a compiled ruleset against one context. Never throws. */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
-import type { EvaluationScope } from "./compile-filter.js";
+import type { EvaluationScope, FilterFn } from "./compile-filter.js";
 import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
-import { flattenContext } from "./flatten-context.js";
+import { resolveFields } from "./flatten-context.js";
 import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
 
 /**
@@ -13,9 +13,9 @@ import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
 export function evaluateRuleset(
   ruleset: CompiledRuleset,
   context: Record<string, unknown>,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): EvaluatedFeature[] {
-  const scope: EvaluationScope = { flat: flattenSafely(context), missing: null };
+  const scope: EvaluationScope = { flat: resolveSafely(ruleset, context), missing: null };
   const onlyEnabled = options.onlyEnabled === true;
   const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];
@@ -32,9 +32,12 @@ export function evaluateRuleset(
   return results;
 }
 
-function flattenSafely(context: Record<string, unknown>): Map<string, string> {
+const NO_OPTIONS: EvaluateOptions = Object.freeze({});
+
+function resolveSafely(ruleset: CompiledRuleset, context: Record<string, unknown>): Map<string, string> {
   try {
-    return flattenContext(context);
+    // flattenContext's entries for the fields the rules read, without building the others' paths.
+    return resolveFields(ruleset.fieldTrie, context);
   } catch {
     // Not an object, or one whose getters throw: nothing usable, so every field is missing.
     return new Map();
@@ -81,8 +84,11 @@ function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]):
 function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {
   scope.missing = null;
   if (rules.constantResults !== undefined) return rules.constantResults.slice();
-  const results: boolean[] = [];
-  for (const run of rules.runs) results.push(run(scope));
+  const runs = rules.runs;
+  const count = runs.length;
+  // Sized once: the arrays are the results' own (never shared), so they cannot be reused between calls.
+  const results = new Array<boolean>(count);
+  for (let index = 0; index < count; index++) results[index] = (runs[index] as FilterFn)(scope);
   return results;
 }
 
