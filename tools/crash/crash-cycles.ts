@@ -2,7 +2,7 @@
  * Kill -9 under load, restart, and check that every acknowledged write is there and no bulk is partly stored.
  * Used by the CI crash test (a few cycles) and by `tools/crash/run.ts` (50+ cycles, figures printed).
  */
-import { ADMIN_TOKEN, start } from "../support/service-process.js";
+import { ADMIN_TOKEN, killUnderLoad, start } from "../support/service-process.js";
 
 export interface CrashOptions {
   cli: string;
@@ -66,9 +66,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const environment = created.body.app.environments[0] as { id: string; secretKey: string };
 
   for (let cycle = 0; cycle < options.cycles; cycle++) {
-    let killed = false;
-    const worker = async (workerIndex: number) => {
-      for (let sequence = 0; !killed; sequence++) {
+    const worker = async (workerIndex: number, killed: () => boolean) => {
+      for (let sequence = 0; !killed(); sequence++) {
         const useBulk = sequence % 3 === 2;
         const name = `c${cycle}-w${workerIndex}-s${sequence}`;
         const body = useBulk
@@ -91,13 +90,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
         }
       }
     };
-    const workers = Array.from({ length: concurrency }, (_, index) => worker(index));
-    await new Promise((resolve) => setTimeout(resolve, minKill + Math.random() * (maxKill - minKill)));
-    server.child.kill("SIGKILL");
-    killed = true;
-    await server.exited;
-    await Promise.all(workers);
-    server = await start(options);
+    server = await killUnderLoad(server, [minKill, maxKill], concurrency, worker, () => start(options));
     report.cycles++;
   }
 

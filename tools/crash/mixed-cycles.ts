@@ -5,7 +5,7 @@
  * stored in part: must be 0) and stored without an acknowledgement (allowed: the kill fell between commit and answer).
  * `tools/crash/mixed.ts` runs it from the command line; test/hardening/crash-mixed.test.ts runs a few cycles.
  */
-import { ADMIN_TOKEN, start, type Running } from "../support/service-process.js";
+import { ADMIN_TOKEN, killUnderLoad, start, type Running } from "../support/service-process.js";
 
 export interface MixedCrashOptions {
   cli: string;
@@ -114,11 +114,10 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
   const headers = { authorization: `Bearer ${environment.secretKey}`, "content-type": "application/json" };
 
   for (let cycle = 0; cycle < options.cycles; cycle++) {
-    let killed = false;
     const url = server.url;
-    const worker = async (workerIndex: number) => {
+    const worker = async (workerIndex: number, killed: () => boolean) => {
       const user = `mix-u${workerIndex}`;
-      for (let sequence = 0; !killed; sequence++) {
+      for (let sequence = 0; !killed(); sequence++) {
         const name = `c${cycle}-w${workerIndex}-s${sequence}`;
         const roll = (sequence * 7 + workerIndex) % 20;
         let kind: Kind | "evaluate";
@@ -187,13 +186,7 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
         attempts.push(attempt);
       }
     };
-    const workers = Array.from({ length: concurrency }, (_, index) => worker(index));
-    await new Promise((resolve) => setTimeout(resolve, minKill + Math.random() * (maxKill - minKill)));
-    server.child.kill("SIGKILL");
-    killed = true;
-    await server.exited;
-    await Promise.all(workers);
-    server = await start(startOptions);
+    server = await killUnderLoad(server, [minKill, maxKill], concurrency, worker, () => start(startOptions));
     report.cycles++;
   }
 

@@ -50,3 +50,25 @@ export async function start(options: ServiceProcessOptions): Promise<Running> {
   });
   return { child, url: `http://127.0.0.1:${port}`, exited };
 }
+
+/**
+ * One crash cycle: runs `concurrency` load loops (each told whether the service was killed yet), kills the service
+ * with SIGKILL at a random moment within `killAfterMs`, lets the loops notice, and restarts it on the same data dir.
+ */
+export async function killUnderLoad(
+  server: Running,
+  killAfterMs: readonly [number, number],
+  concurrency: number,
+  loop: (workerIndex: number, killed: () => boolean) => Promise<void>,
+  restart: () => Promise<Running>,
+): Promise<Running> {
+  let killed = false;
+  const workers = Array.from({ length: concurrency }, (_, index) => loop(index, () => killed));
+  const [minKill, maxKill] = killAfterMs;
+  await new Promise((resolve) => setTimeout(resolve, minKill + Math.random() * (maxKill - minKill)));
+  server.child.kill("SIGKILL");
+  killed = true;
+  await server.exited;
+  await Promise.all(workers);
+  return restart();
+}
