@@ -26,7 +26,12 @@ function mergeRemoteContext(job: EvaluateJob, jobContext: JobContext, context: R
     const sent = context[field];
     const id = idOf(sent);
     if (id === undefined) continue;
-    const stored = lookup(id);
+    const cacheKey = `${job.environmentId}\u0000${field}\u0000${id}`;
+    let stored = jobContext.attributes.get(cacheKey, job.attributeEpoch);
+    if (stored === undefined) {
+      stored = lookup(id) ?? null;
+      jobContext.attributes.set(cacheKey, job.attributeEpoch, job.attributeCacheMs, stored);
+    }
     if (!stored) continue;
     context[field] = { ...stored, ...(sent as Record<string, unknown>) };
     used = true;

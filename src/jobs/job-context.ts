@@ -2,6 +2,7 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
+import { AttributeCache } from "./attribute-cache.js";
 import { RulesetCache } from "./ruleset-cache.js";
 
 /** What a job needs, built once per thread over that thread's store handle. */
@@ -11,10 +12,21 @@ export interface JobContext {
   features: FeatureRepository;
   tracking: TrackingReader;
   rulesets: RulesetCache;
+  attributes: AttributeCache;
 }
+
+/** Users and companies whose stored attributes a thread remembers for remote context. */
+const ATTRIBUTE_CACHE_ENTRIES = 50_000;
 
 export function createJobContext(store: KvStore): JobContext {
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
-  return { store, tenancy, features, tracking: new TrackingReader(store), rulesets: new RulesetCache(store, tenancy, features) };
+  return {
+    store,
+    tenancy,
+    features,
+    tracking: new TrackingReader(store),
+    rulesets: new RulesetCache(store, tenancy, features),
+    attributes: new AttributeCache(ATTRIBUTE_CACHE_ENTRIES),
+  };
 }

@@ -23,7 +23,16 @@ function evaluateNow(services: Services, environmentId: string, query: string, o
   const cached = cache?.get(environmentId, query, flagStateVersion);
   if (cached) return { status: cached.status, headers: { ...cached.headers }, body: cached.body };
   const attributeEpoch = services.evaluationCache.attributeEpoch(environmentId);
-  return services.executor.run({ kind: "evaluate", environmentId, minFlagStateVersion: flagStateVersion, query, onlyEnabled }).then((answer) => {
+  const job = {
+    kind: "evaluate" as const,
+    environmentId,
+    minFlagStateVersion: flagStateVersion,
+    query,
+    onlyEnabled,
+    attributeEpoch,
+    attributeCacheMs: services.config.evaluationCacheMs,
+  };
+  return services.executor.run(job).then((answer) => {
     cache?.put(environmentId, query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: { ...answer.headers } });
     return answer;
   });

@@ -32,6 +32,17 @@ describe("evaluation answers stay fresh", () => {
     expect(await evaluate(query)).toBe(false);
   });
 
+  it("sees a tracked attribute at once in a context it has not answered before (remembered attributes)", async () => {
+    // Every query differs, so no remembered answer applies; the company's stored attributes are read each time.
+    expect(await evaluate("context.company.id=attr-co&context.other.n=1")).toBe(false);
+    expect(await evaluate("context.company.id=attr-co&context.other.n=2")).toBe(false);
+    expect((await track("/company", { companyId: "attr-co", attributes: { plan: "pro" } })).status).toBe(200);
+    expect(await evaluate("context.company.id=attr-co&context.other.n=3")).toBe(true);
+    expect((await track("/user", { userId: "nobody-yet" })).status).toBe(200);
+    expect((await track("/company", { companyId: "attr-co", attributes: { plan: "free" } })).status).toBe(200);
+    expect(await evaluate("context.company.id=attr-co&context.other.n=4")).toBe(false);
+  });
+
   it("sees a targeting change at once", async () => {
     const query = "context.company.id=rules-co&context.company.plan=pro";
     expect(await evaluate(query)).toBe(true);
