@@ -3,16 +3,30 @@ import { EvaluationCache } from "./evaluation-cache.js";
 
 const answer = (body: string) => ({ status: 200, body, headers: {} });
 
+/** The cache keeps an answer from the second computation of its query on. */
+function putTwice(cache: EvaluationCache, environmentId: string, query: string, version: number, epoch: number, computed: ReturnType<typeof answer>) {
+  cache.put(environmentId, query, version, epoch, computed);
+  cache.put(environmentId, query, version, epoch, computed);
+}
+
 describe("EvaluationCache", () => {
   let now = 1_000;
   const cache = () => new EvaluationCache({ maxEntries: 2, maxAnswerBytes: 100, ttlMs: 1_000, now: () => now });
 
+  it("keeps a one-off query's answer out", () => {
+    const evaluations = cache();
+    evaluations.put("env", "once", 1, 0, answer("a"));
+    expect(evaluations.get("env", "once", 1)).toBeUndefined();
+    evaluations.put("env", "once", 1, 0, answer("a"));
+    expect(evaluations.get("env", "once", 1)?.body).toBe("a");
+  });
+
   it("answers only under the flagStateVersion and attribute epoch it was computed under", () => {
     const evaluations = cache();
-    evaluations.put("env", "q", 3, evaluations.attributeEpoch("env"), answer("a"));
+    putTwice(evaluations, "env", "q", 3, evaluations.attributeEpoch("env"), answer("a"));
     expect(evaluations.get("env", "q", 3)?.body).toBe("a");
     expect(evaluations.get("env", "q", 4)).toBeUndefined();
-    evaluations.put("env", "q", 4, evaluations.attributeEpoch("env"), answer("b"));
+    putTwice(evaluations, "env", "q", 4, evaluations.attributeEpoch("env"), answer("b"));
     evaluations.attributesChanged("env");
     expect(evaluations.get("env", "q", 4)).toBeUndefined();
     expect(evaluations.get("other", "q", 4)).toBeUndefined();
@@ -22,19 +36,19 @@ describe("EvaluationCache", () => {
     const evaluations = cache();
     const epochAtStart = evaluations.attributeEpoch("env");
     evaluations.attributesChanged("env");
-    evaluations.put("env", "q", 1, epochAtStart, answer("stale"));
+    putTwice(evaluations, "env", "q", 1, epochAtStart, answer("stale"));
     expect(evaluations.get("env", "q", 1)).toBeUndefined();
   });
 
   it("expires entries, evicts the oldest past the bound, and skips errors and large answers", () => {
     const evaluations = cache();
-    evaluations.put("env", "a", 1, 0, answer("a"));
-    evaluations.put("env", "b", 1, 0, answer("b"));
-    evaluations.put("env", "c", 1, 0, answer("c"));
+    putTwice(evaluations, "env", "a", 1, 0, answer("a"));
+    putTwice(evaluations, "env", "b", 1, 0, answer("b"));
+    putTwice(evaluations, "env", "c", 1, 0, answer("c"));
     expect(evaluations.get("env", "a", 1)).toBeUndefined();
     expect(evaluations.get("env", "c", 1)?.body).toBe("c");
-    evaluations.put("env", "big", 1, 0, answer("x".repeat(101)));
-    evaluations.put("env", "bad", 1, 0, { status: 400, body: "{}", headers: {} });
+    putTwice(evaluations, "env", "big", 1, 0, answer("x".repeat(101)));
+    putTwice(evaluations, "env", "bad", 1, 0, { status: 400, body: "{}", headers: {} });
     expect(evaluations.get("env", "big", 1)).toBeUndefined();
     expect(evaluations.get("env", "bad", 1)).toBeUndefined();
     now += 1_000;

@@ -29,6 +29,11 @@ export interface EvaluationCacheOptions {
 
 export class EvaluationCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Queries computed once recently. An answer is kept only when its query comes again: keeping every one-off answer
+   * (a context with a request id, say) costs more in memory churn than the hits it would ever earn.
+   */
+  private readonly seenOnce = new Map<string, number>();
   private readonly attributeEpochs = new Map<string, number>();
   private readonly now: () => number;
 
@@ -65,12 +70,23 @@ export class EvaluationCache {
   put(environmentId: string, query: string, flagStateVersion: number, attributeEpoch: number, answer: CachedAnswer): void {
     if (this.options.maxEntries === 0 || answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
     const cacheKey = `${environmentId}?${query}`;
-    this.entries.delete(cacheKey);
-    if (this.entries.size >= this.options.maxEntries) {
-      // Oldest first: a Map iterates in insertion order.
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+    const now = this.now();
+    const seenUntil = this.seenOnce.get(cacheKey);
+    if (seenUntil === undefined || seenUntil <= now) {
+      boundedSet(this.seenOnce, cacheKey, now + this.options.ttlMs, this.options.maxEntries);
+      return;
     }
-    this.entries.set(cacheKey, { answer, flagStateVersion, attributeEpoch, expiresAt: this.now() + this.options.ttlMs });
+    this.seenOnce.delete(cacheKey);
+    boundedSet(this.entries, cacheKey, { answer, flagStateVersion, attributeEpoch, expiresAt: now + this.options.ttlMs }, this.options.maxEntries);
   }
+}
+
+/** Sets a key as the newest, dropping the oldest (a Map iterates in insertion order) past `maxEntries`. */
+function boundedSet<V>(map: Map<string, V>, key: string, value: V, maxEntries: number): void {
+  map.delete(key);
+  if (map.size >= maxEntries) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+  map.set(key, value);
 }
