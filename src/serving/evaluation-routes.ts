@@ -9,10 +9,7 @@ function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiRes
   const { services, request } = context;
   const wanted = waitForVersionParam(request.query);
   if (wanted === undefined) return evaluateNow(services, environmentId, request.query, onlyEnabled);
-  return waitForFlagState(services.flagStates, environmentId, wanted, () => {
-    services.flagStates.poll();
-    return services.flagStates.current(environmentId);
-  }).then(() => evaluateNow(services, environmentId, request.query, onlyEnabled));
+  return waitForFlagState(services, environmentId, wanted).then(() => evaluateNow(services, environmentId, request.query, onlyEnabled));
 }
 
 /** Synchronous when the answer is remembered: a repeated context costs no job, no promise. */

@@ -49,7 +49,7 @@ async function getRules(cache: PreparedCache, context: RouteContext<Services>): 
   const { services, request } = context;
   const wanted = waitForVersionParam(request.query);
   if (wanted !== undefined) {
-    await waitForFlagState(services.flagStates, environmentId, wanted, () => services.tenancy.getEnvironment(environmentId)?.flagStateVersion ?? 0);
+    await waitForFlagState(services, environmentId, wanted);
   }
   const params = request.query.includes("key=") ? new URLSearchParams(request.query) : undefined;
   const onlyKey = params?.get("key") ?? undefined;
