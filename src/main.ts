@@ -56,7 +56,7 @@ function buildRouter(): Router<RouteSpec<Services>> {
  */
 const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 
-/** Most jobs per worker task; see bench/workers for how it was chosen. */
+/** Most jobs per worker task: what arrives together is spread over the threads, so no one worker gets everything. */
 const MAX_BATCH = 32;
 
 function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
@@ -99,11 +99,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache: new EvaluationCache({
-      ...EVALUATION_CACHE,
-      maxEntries: config.evaluationCacheMs === 0 ? 0 : EVALUATION_CACHE.maxEntries,
-      ttlMs: config.evaluationCacheMs,
-    }),
+    evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
     log,
     auth: { keys, adminTokenDigest: digestKey(admin.token) },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },

@@ -1,3 +1,4 @@
+import { setBounded } from "../caching/set-bounded.js";
 import type { Attributes } from "../schemas/tracking.js";
 
 interface Entry {
@@ -32,12 +33,7 @@ export class AttributeCache {
   }
 
   set(cacheKey: string, attributeEpoch: number, ttlMs: number, attributes: Attributes | null): void {
-    if (ttlMs <= 0 || this.maxEntries === 0) return;
-    this.entries.delete(cacheKey);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(cacheKey, { attributes, attributeEpoch, expiresAt: this.now() + ttlMs });
+    if (ttlMs <= 0) return;
+    setBounded(this.entries, cacheKey, { attributes, attributeEpoch, expiresAt: this.now() + ttlMs }, this.maxEntries);
   }
 }

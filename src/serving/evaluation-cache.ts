@@ -1,3 +1,5 @@
+import { setBounded } from "../caching/set-bounded.js";
+
 /**
  * Answers of `GET /features/evaluated`, remembered per (environment, raw query). An answer depends on the rules
  * (flagStateVersion), on the stored attributes of the context's user and company (remote context), on opt-ins
@@ -68,25 +70,15 @@ export class EvaluationCache {
 
   /** Keeps an answer computed under the given version and epoch (both read before the work started). */
   put(environmentId: string, query: string, flagStateVersion: number, attributeEpoch: number, answer: CachedAnswer): void {
-    if (this.options.maxEntries === 0 || answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
+    if (this.options.ttlMs <= 0 || answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
     const cacheKey = `${environmentId}?${query}`;
     const now = this.now();
     const seenUntil = this.seenOnce.get(cacheKey);
     if (seenUntil === undefined || seenUntil <= now) {
-      boundedSet(this.seenOnce, cacheKey, now + this.options.ttlMs, this.options.maxEntries);
+      setBounded(this.seenOnce, cacheKey, now + this.options.ttlMs, this.options.maxEntries);
       return;
     }
     this.seenOnce.delete(cacheKey);
-    boundedSet(this.entries, cacheKey, { answer, flagStateVersion, attributeEpoch, expiresAt: now + this.options.ttlMs }, this.options.maxEntries);
+    setBounded(this.entries, cacheKey, { answer, flagStateVersion, attributeEpoch, expiresAt: now + this.options.ttlMs }, this.options.maxEntries);
   }
-}
-
-/** Sets a key as the newest, dropping the oldest (a Map iterates in insertion order) past `maxEntries`. */
-function boundedSet<V>(map: Map<string, V>, key: string, value: V, maxEntries: number): void {
-  map.delete(key);
-  if (map.size >= maxEntries) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-  map.set(key, value);
 }
