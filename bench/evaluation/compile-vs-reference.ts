@@ -5,7 +5,6 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/evaluation/compile-vs-reference.js
  */
-import { newEvaluator, type RuleFilter } from "@bucketco/flag-evaluation";
 import { Bench } from "tinybench";
 
 import {
@@ -16,23 +15,13 @@ import {
   serializeEvaluation,
 } from "../../src/evaluation/index.js";
 import { contextObject, DISTINCT_USERS, featureDefinitions } from "../support/fixtures.js";
+import { buildReference } from "./reference-evaluator.js";
 
-/** The reference, prepared once per ruleset as the Node SDK does when it fetches definitions. */
+/** The reference, prepared once per ruleset as the Node SDK does, its answers shaped like our items for the JSON rows. */
 function referenceEvaluator(
   definitions: FeatureDefinition[],
 ): (context: Record<string, unknown>) => EvaluatedFeature[] {
-  const features = definitions.map((definition) => ({
-    definition,
-    enabled: newEvaluator(
-      definition.targeting.rules.map((rule) => ({ filter: rule.filter as RuleFilter, value: true })),
-    ),
-    config: newEvaluator(
-      definition.config.variants.map((variant) => ({
-        filter: variant.filter as RuleFilter,
-        value: { key: variant.key, payload: variant.payload },
-      })),
-    ),
-  }));
+  const features = buildReference(definitions).map((evaluators, index) => ({ ...evaluators, definition: definitions[index]! }));
   return (context) =>
     features.map(({ definition, enabled, config }) => {
       const enabledResult = enabled(context, definition.key);
