@@ -139,7 +139,7 @@ function routeRequest(exchange: Exchange, expectsContinue: boolean): void {
     return;
   }
   const decision = core.decide(method, path);
-  const request: ApiRequest = { method, path, query, headers, body: null, remoteAddress: req.socket.remoteAddress ?? "" };
+  const request: ApiRequest = { method, path, query, headers, body: null, remoteAddress: () => req.socket.remoteAddress ?? "" };
   const contentLength = headers["content-length"];
   const hasBody = contentLength !== undefined ? contentLength !== "0" : headers["transfer-encoding"] !== undefined;
   if (decision.bodyLimit === 0 || !hasBody) {

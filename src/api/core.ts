@@ -59,7 +59,7 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
         try {
           if (services.isDraining() && spec.access !== "public") throw new ServiceError("SHUTTING_DOWN", undefined, undefined, 1);
           const { perKey, perAddress } = services.rateLimits;
-          if (spec.access !== "admin" && spec.access !== "public" && !perAddress.allow(request.remoteAddress)) {
+          if (spec.access !== "admin" && spec.access !== "public" && perAddress.enabled && !perAddress.allow(request.remoteAddress())) {
             throw new ServiceError("RATE_LIMITED", "Too many requests from this address.", undefined, perAddress.retryAfterSeconds());
           }
           const principal = authenticate(services.auth, request, spec.access, params);

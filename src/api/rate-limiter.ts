@@ -11,6 +11,11 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** False when no limit is set: callers can then skip working out the subject. */
+  get enabled(): boolean {
+    return this.perSecond > 0;
+  }
+
   /** True when the subject may proceed; false past its budget for the current second. */
   allow(subject: string): boolean {
     if (this.perSecond <= 0) return true;

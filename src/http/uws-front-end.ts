@@ -136,14 +136,16 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     req.forEach((name, value) => {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     });
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    let remoteAddress: string | undefined;
+    // Asked only while the response is still ours: uWebSockets.js throws on an answered or aborted one.
+    const readRemoteAddress = () => (remoteAddress ??= exchange.aborted || exchange.done ? "" : Buffer.from(res.getRemoteAddressAsText()).toString());
 
     if (path.length + query.length > limits.maxUrlLength) {
       writeResponse(exchange, core.reject("URI_TOO_LONG", { headers, method }), true);
       return;
     }
     const decision = core.decide(method, path);
-    const request: ApiRequest = { method, path, query, headers, body: null, remoteAddress };
+    const request: ApiRequest = { method, path, query, headers, body: null, remoteAddress: readRemoteAddress };
     const contentLength = headers["content-length"];
     const hasBody = contentLength !== undefined ? contentLength !== "0" : headers["transfer-encoding"] !== undefined;
     if (decision.bodyLimit === 0 || !hasBody) {

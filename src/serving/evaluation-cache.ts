@@ -10,6 +10,14 @@ import { setBounded } from "../caching/set-bounded.js";
  */
 export interface CachedAnswer {
   status: number;
+  /** UTF-8 bytes: encoded once here instead of by the front end on every hit. */
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** An answer as the executor produced it. */
+export interface ComputedAnswer {
+  status: number;
   body: string;
   headers: Record<string, string>;
 }
@@ -69,7 +77,7 @@ export class EvaluationCache {
   }
 
   /** Keeps an answer computed under the given version and epoch (both read before the work started). */
-  put(environmentId: string, query: string, flagStateVersion: number, attributeEpoch: number, answer: CachedAnswer): void {
+  put(environmentId: string, query: string, flagStateVersion: number, attributeEpoch: number, answer: ComputedAnswer): void {
     if (this.options.ttlMs <= 0 || answer.status !== 200 || answer.body.length > this.options.maxAnswerBytes) return;
     const cacheKey = `${environmentId}?${query}`;
     const now = this.now();
@@ -79,6 +87,7 @@ export class EvaluationCache {
       return;
     }
     this.seenOnce.delete(cacheKey);
-    setBounded(this.entries, cacheKey, { answer, flagStateVersion, attributeEpoch, expiresAt: now + this.options.ttlMs }, this.options.maxEntries);
+    const cached: CachedAnswer = { status: answer.status, headers: answer.headers, body: Buffer.from(answer.body) };
+    setBounded(this.entries, cacheKey, { answer: cached, flagStateVersion, attributeEpoch, expiresAt: now + this.options.ttlMs }, this.options.maxEntries);
   }
 }

@@ -32,7 +32,7 @@ function echo(request: ApiRequest): ApiResponse {
       headers: request.headers,
       bodyLength: request.body === null ? null : request.body.length,
       bodyText: request.body === null ? null : request.body.toString(),
-      remoteAddress: request.remoteAddress,
+      remoteAddress: request.remoteAddress(),
     },
     { "x-served-by": "fake-core" },
   );

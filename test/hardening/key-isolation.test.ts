@@ -348,7 +348,7 @@ describe("fault logging keeps keys out of the log", () => {
     router.add("GET", "/public/:anything", { access: "public", bodyLimit: 0, cors: false, handle: fault });
     const core = createApiCore(services, router);
     const call = async (method: string, path: string) => {
-      const request: ApiRequest = { method, path, query: "", headers: {}, body: null, remoteAddress: "127.0.0.1" };
+      const request: ApiRequest = { method, path, query: "", headers: {}, body: null, remoteAddress: () => "127.0.0.1" };
       return (await core.decide(method, path).handle(request)) as ApiResponse;
     };
     expect((await call("POST", `/${TRACKING_KEY}/event`)).status).toBe(500);
