@@ -6,10 +6,10 @@ import { ServiceError } from "../errors/catalogue.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import type { FeatureRecord } from "../features/records.js";
 import { parseTrackingCall, type TrackingCall } from "../schemas/tracking.js";
-import { prefixRange, type KvStore } from "../storage/kv.js";
+import { prefixRange, TABLES, type KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { applyTracking, recordFeatureEvents, type TrackingResult } from "./apply.js";
+import { applyTracking, applyTrackingTogether, canShareTransaction, recordFeatureEvents, type TrackingRequest, type TrackingResult } from "./apply.js";
 import { TrackingReader } from "./reader.js";
 import type { EventRecord } from "./records.js";
 
@@ -534,5 +534,65 @@ describe("requests", () => {
     expect(refused.code).toBe("UNKNOWN_FEATURE");
     expect(reader.listEvents(envId, undefined, 10).events.map((event) => event.event)).toEqual(["neighbour"]);
     expect(reader.listFeedback(envId, undefined, 10).feedback[0]?.comment).toBeNull();
+  });
+});
+
+describe("requests sharing one transaction", () => {
+  /** Everything in every table, key by key. */
+  function dump(target: KvStore): Record<string, unknown> {
+    const all: Record<string, unknown> = {};
+    for (const name of TABLES) for (const entry of target.table(name).range({})) all[`${name}/${entry.key}`] = entry.value;
+    return all;
+  }
+
+  function parsed(call: TrackingCall, body: unknown) {
+    const result = parseTrackingCall(call, body);
+    if (!result.ok) throw new Error(`invalid body: ${JSON.stringify(result.issues)}`);
+    return result.items;
+  }
+
+  it("store exactly what the same requests applied one after another store", async () => {
+    const requests: TrackingRequest[] = Array.from({ length: 40 }, (_, index) => {
+      const environmentId = index % 3 === 0 ? "env-b" : "env-a";
+      const userId = `u${index % 7}`;
+      const receivedAt = T0 + index * 1000;
+      const items =
+        index % 5 === 0
+          ? parsed("company", { companyId: `c${index % 4}`, userId, attributes: { plan: `p${index}` } })
+          : index % 5 === 1
+            ? parsed("user", { userId, attributes: { n: index }, context: { active: index % 2 === 0 } })
+            : index % 5 === 2
+              ? parsed("feature-events", [{ action: "check", key: "huddle", evalResult: true, evalContext: { user: { id: userId } } }])
+              : parsed("event", { event: `e${index}`, userId, ...(index % 2 === 0 ? { companyId: `c${index % 3}` } : {}) });
+      return { environmentId, items, receivedAt };
+    });
+    const sequentialDir = await mkdtemp(join(tmpdir(), "switchyard-tracking-seq-"));
+    const sequential = new LmdbStore({ path: sequentialDir, durability: "commit" });
+    try {
+      for (const request of requests) await applyTracking(sequential, request.environmentId, request.items, request.receivedAt);
+      // This store also holds the app the other tests use; only what the requests added is compared.
+      const before = dump(store);
+      const outcomes = await applyTrackingTogether(store, requests);
+      expect(outcomes.every((outcome) => outcome.status === "fulfilled")).toBe(true);
+      const together = Object.fromEntries(Object.entries(dump(store)).filter(([key]) => !(key in before)));
+      expect(Object.keys(together).length).toBeGreaterThan(50);
+      expect(together).toEqual(dump(sequential));
+    } finally {
+      await sequential.close();
+      await rm(sequentialDir, { recursive: true, force: true });
+    }
+  });
+
+  it("when the shared transaction fails, each request is retried alone and only the failing one is refused", async () => {
+    const event = (userId: string): TrackingRequest => ({ environmentId: envId, items: parsed("event", { event: "e", userId }), receivedAt: T0 });
+    // Feedback cannot share a transaction: it throws there, then fails alone on its archived feature.
+    const doomed: TrackingRequest = { environmentId: envId, items: parsed("feedback", { userId: "u9", key: "old", score: 3 }), receivedAt: T0 };
+    const outcomes = await applyTrackingTogether(store, [event("u1"), doomed, event("u2")]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "UNKNOWN_FEATURE" });
+    expect(reader.listEvents(envId, undefined, 10).events.map((stored) => stored.userId)).toEqual(["u1", "u2"]);
+    expect(reader.listFeedback(envId, undefined, 10).feedback).toEqual([]);
+    expect(canShareTransaction(doomed.items)).toBe(false);
+    expect(canShareTransaction(event("u3").items)).toBe(true);
   });
 });

@@ -46,6 +46,52 @@ export async function applyTracking(
   });
 }
 
+/** One request's items for `applyTrackingTogether`. */
+export interface TrackingRequest {
+  environmentId: string;
+  items: readonly TrackingItem[];
+  receivedAt: number;
+}
+
+/**
+ * Whether a request's items can share a transaction with other requests' items: only feedback can be refused once
+ * the transaction has begun (its feature may have been archived meanwhile), everything else always applies.
+ */
+export function canShareTransaction(items: readonly TrackingItem[]): boolean {
+  return !items.some((item) => item.type === "feedback");
+}
+
+/**
+ * Stores several requests in one transaction, as if applied one after another in the given order: the records they
+ * touch (users, companies, sequence counters, analytics cells) are read and written once for all of them, which is
+ * most of what a single `/event` costs. Only for requests `canShareTransaction` accepts. Should the transaction
+ * fail anyway (a fault, not a client's mistake), each request is retried alone, so one request's fault cannot take
+ * the others with it; the answer per request is then that of `applyTracking`.
+ */
+export async function applyTrackingTogether(store: KvStore, requests: readonly TrackingRequest[]): Promise<PromiseSettledResult<void>[]> {
+  try {
+    await store.write(() => {
+      const writers = new Map<string, TrackingWriter>();
+      for (const request of requests) {
+        let writer = writers.get(request.environmentId);
+        if (!writer) {
+          writer = new TrackingWriter(store, request.environmentId, request.receivedAt);
+          writers.set(request.environmentId, writer);
+        }
+        writer.receivedAt = request.receivedAt;
+        for (const item of request.items) {
+          if (item.type === "feedback") throw new TypeError("feedback cannot share a transaction");
+          writer.write(item);
+        }
+      }
+      for (const writer of writers.values()) writer.finish();
+    });
+    return requests.map(() => ({ status: "fulfilled", value: undefined }));
+  } catch {
+    return Promise.allSettled(requests.map(async (request) => void (await applyTracking(store, request.environmentId, request.items, request.receivedAt))));
+  }
+}
+
 export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
 
 /** Appends feature events (e.g. the `evaluate` events `/features/enabled` records); resolves once committed. */
@@ -89,7 +135,8 @@ class TrackingWriter {
   constructor(
     private readonly store: KvStore,
     private readonly environmentId: string,
-    private readonly receivedAt: number,
+    /** When the request being written arrived; set per request when several share the writer. */
+    public receivedAt: number,
   ) {
     this.entities = new EntityWriter(store, environmentId);
     this.sequences = new SequenceAllocator(store, environmentId);

@@ -1,5 +1,13 @@
 /** The tracking domain: ingestion (`applyTracking`) and the read side (`TrackingReader`). */
-export { applyTracking, recordFeatureEvents, type FeatureEventInput, type TrackingResult } from "./apply.js";
+export {
+  applyTracking,
+  applyTrackingTogether,
+  canShareTransaction,
+  recordFeatureEvents,
+  type FeatureEventInput,
+  type TrackingRequest,
+  type TrackingResult,
+} from "./apply.js";
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "./cursor.js";
 export {
   TrackingReader,

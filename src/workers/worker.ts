@@ -5,7 +5,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { createJobContext, type JobContext } from "../jobs/job-context.js";
-import { runJob } from "../jobs/run-job.js";
+import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import type { Job, JobResult, WorkerSetup } from "./protocol.js";
 
@@ -18,7 +18,5 @@ function reportFault(error: unknown): void {
 
 export default async function runBatch(jobs: Job[]): Promise<JobResult[]> {
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }));
-  const jobContext = context;
-  // Started together so that the batch's tracking writes share one group commit.
-  return Promise.all(jobs.map((job) => runJob(jobContext, job, reportFault)));
+  return runJobs(context, jobs, reportFault);
 }
