@@ -24,6 +24,8 @@ interface Exchange {
   head: boolean;
   /** Called once when the exchange stops counting as in flight (answered or aborted). */
   settle: () => void;
+  /** Whether an abort handler is attached (only answers given after the handler returns need one). */
+  watched: boolean;
 }
 
 function statusLine(status: number): string {
@@ -36,7 +38,8 @@ function writeResponse(exchange: Exchange, response: ApiResponse, closeConnectio
   exchange.settle();
   const { res } = exchange;
   res.cork(() => {
-    res.writeStatus(statusLine(response.status));
+    // uWebSockets.js sends 200 OK unless told otherwise.
+    if (response.status !== 200) res.writeStatus(statusLine(response.status));
     if (response.headers) for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
     if (exchange.head) {
       // endWithoutBody(length) aborts the connection in this uWebSockets.js build; the header written by hand works.
@@ -109,6 +112,16 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     runDecision(decision, request, (response) => finish(exchange, response));
   }
 
+  /** Attaches the abort handler an answer given later needs; an answer given at once (a remembered one) skips it. */
+  function watchAbort(exchange: Exchange): void {
+    if (exchange.watched || exchange.done) return;
+    exchange.watched = true;
+    exchange.res.onAborted(() => {
+      exchange.aborted = true;
+      exchange.settle();
+    });
+  }
+
 
   app.any("/*", (res: HttpResponse, req: HttpRequest) => {
     let settled = false;
@@ -123,12 +136,9 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
         settled = true;
         inFlight--;
       },
+      watched: false,
     };
     inFlight++;
-    res.onAborted(() => {
-      exchange.aborted = true;
-      exchange.settle();
-    });
     const path = req.getUrl();
     const query = req.getQuery() ?? "";
     // No prototype: a header named `constructor` or `__proto__` must not meet inherited members.
@@ -149,8 +159,12 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     const contentLength = headers["content-length"];
     const hasBody = contentLength !== undefined ? contentLength !== "0" : headers["transfer-encoding"] !== undefined;
     if (decision.bodyLimit === 0 || !hasBody) {
-      if (hasBody) res.onData(() => {});
+      if (hasBody) {
+        watchAbort(exchange);
+        res.onData(() => {});
+      }
       dispatch(exchange, request, decision);
+      watchAbort(exchange);
       return;
     }
     if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
@@ -159,6 +173,7 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
       writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request));
       return;
     }
+    watchAbort(exchange);
     const chunks: Buffer[] = [];
     let received = 0;
     let rejected = false;

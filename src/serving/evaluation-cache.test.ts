@@ -54,4 +54,16 @@ describe("EvaluationCache", () => {
     now += 1_000;
     expect(evaluations.get("env", "c", 1)).toBeUndefined();
   });
+
+  it("keeps the next answer of a query whose entry went stale at once", () => {
+    const evaluations = cache();
+    putTwice(evaluations, "env", "q", 1, 0, answer("old"));
+    expect(evaluations.get("env", "q", 2)).toBeUndefined();
+    evaluations.put("env", "q", 2, 0, answer("new"));
+    expect(evaluations.get("env", "q", 2)?.body.toString()).toBe("new");
+    now += 1_000;
+    expect(evaluations.get("env", "q", 2)).toBeUndefined();
+    evaluations.put("env", "q", 2, 0, answer("renewed"));
+    expect(evaluations.get("env", "q", 2)?.body.toString()).toBe("renewed");
+  });
 });

@@ -71,6 +71,8 @@ export class EvaluationCache {
       entry.expiresAt <= this.now()
     ) {
       this.entries.delete(cacheKey);
+      // A query that earned an entry has shown it comes again: its next answer is kept at once.
+      setBounded(this.seenOnce, cacheKey, this.now() + this.options.ttlMs, this.options.maxEntries);
       return undefined;
     }
     return entry.answer;
