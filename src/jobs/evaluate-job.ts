@@ -52,8 +52,21 @@ function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<st
   }));
 }
 
-/** `GET /features/evaluated` and `/features/enabled` for one request (API.md §3). */
+/** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to store before it is sent. */
+export interface Evaluation {
+  answer: JobResult;
+  featureEvents: FeatureEventInput[];
+}
+
+/** `GET /features/evaluated` and `/features/enabled` for one request (API.md §3), events stored before answering. */
 export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
+  const { answer, featureEvents } = evaluateJob(jobContext, job);
+  if (featureEvents.length > 0) await recordFeatureEvents(jobContext.store, job.environmentId, featureEvents, Date.now());
+  return answer;
+}
+
+/** The evaluation itself, synchronous: the caller stores `featureEvents` (alone or with other requests' writes). */
+export function evaluateJob(jobContext: JobContext, job: EvaluateJob): Evaluation {
   const parsed = contextFromQuery(job.query);
   if (!parsed.ok) throw new ServiceError("INVALID_QUERY", undefined, parsed.issues);
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
@@ -72,9 +85,9 @@ export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): 
         }
       : {}),
   });
-  if (job.onlyEnabled && results.length > 0) {
-    await recordFeatureEvents(jobContext.store, job.environmentId, evaluateEvents(results, context), Date.now());
-  }
   const body = `{"success":true,"flagStateVersion":${current.version},"remoteContextUsed":${remoteContextUsed},"features":${serializeEvaluation(results)}}`;
-  return { status: 200, body, headers: JSON_HEADERS };
+  return {
+    answer: { status: 200, body, headers: JSON_HEADERS },
+    featureEvents: job.onlyEnabled && results.length > 0 ? evaluateEvents(results, context) : [],
+  };
 }

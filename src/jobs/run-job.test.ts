@@ -6,7 +6,7 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { TrackingCall } from "../schemas/tracking.js";
-import type { TrackJob } from "../workers/protocol.js";
+import type { EvaluateJob, TrackJob } from "../workers/protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJobs } from "./run-job.js";
 
@@ -21,7 +21,10 @@ beforeEach(async () => {
   context = createJobContext(store);
   const issued = await new TenancyRepository(store).createApp("Acme");
   envId = issued.environments[0]!.id;
-  await new FeatureRepository(store).putFeature(issued.app.id, "huddle", {});
+  const features = new FeatureRepository(store);
+  await features.putFeature(issued.app.id, "huddle", {});
+  await features.putFeature(issued.app.id, "dark", {});
+  await features.putRules(envId, "huddle", "targeting", [{ filter: { type: "constant", value: true } }]);
 });
 
 afterEach(async () => {
@@ -36,6 +39,34 @@ const job = (call: TrackingCall, body: string): TrackJob => ({
   body: Buffer.from(body),
   contentType: "application/json",
   receivedAt: Date.UTC(2024, 0, 1),
+});
+
+const enabled = (query: string): EvaluateJob => ({
+  kind: "evaluate",
+  environmentId: envId,
+  minFlagStateVersion: 0,
+  query,
+  onlyEnabled: true,
+  attributeEpoch: 0,
+  attributeCacheMs: 0,
+});
+
+it("answers /features/enabled after its evaluate events are stored with the batch's tracking writes", async () => {
+  const answers = await runJobs(
+    context,
+    [enabled("context.user.id=u1"), job("event", '{"event":"opened","userId":"u1"}'), enabled("context.user.id=u2"), enabled("context.user.__proto__.admin=1")],
+    (error) => {
+      throw error;
+    },
+  );
+  expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 400]);
+  expect(Object.keys(JSON.parse(answers[0]!.body).features)).toEqual(["huddle"]);
+  const stored = context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents;
+  expect(stored.map((event) => [event.key, event.action, event.evalResult, (event.evalContext as { user: { id: string } }).user.id])).toEqual([
+    ["huddle", "evaluate", true, "u1"],
+    ["huddle", "evaluate", true, "u2"],
+  ]);
+  expect(context.tracking.listEvents(envId, undefined, 10).events).toHaveLength(1);
 });
 
 it("answers every job of a batch in order, the bad ones alone, and stores the good ones", async () => {

@@ -1,8 +1,8 @@
 import { errorResponse } from "../api/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { applyTrackingTogether, canShareTransaction, type TrackingRequest } from "../tracking/index.js";
+import { applyTrackingTogether, canShareTransaction, featureEventItems, type TrackingRequest } from "../tracking/index.js";
 import type { Job, JobResult } from "../workers/protocol.js";
-import { runEvaluateJob } from "./evaluate-job.js";
+import { evaluateJob, runEvaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
 import { parseTrackJob, runTrackJob, tracked } from "./track-job.js";
 
@@ -29,16 +29,26 @@ export async function runJob(jobContext: JobContext, job: Job, onFault: (error: 
 
 /**
  * Runs jobs that arrived together. Tracking requests are validated one by one (a bad one is answered alone), then
- * those that cannot be refused mid-transaction are stored in one shared transaction: at fifty concurrent `/event`
- * calls that is one read and one write of each user, company, counter and analytics cell instead of fifty. Every
- * answer still waits for the commit holding its data.
+ * those that cannot be refused mid-transaction are stored in one shared transaction, together with the `evaluate`
+ * events of `/features/enabled` requests: at fifty concurrent `/event` calls that is one read and one write of each
+ * user, company, counter and analytics cell instead of fifty. Every answer still waits for the commit holding its
+ * data.
  */
 export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]> {
   const answers = new Array<Promise<JobResult>>(jobs.length);
-  const shared: { position: number; request: TrackingRequest }[] = [];
+  const shared: { position: number; request: TrackingRequest; answer: JobResult }[] = [];
   jobs.forEach((job, position) => {
-    if (job.kind !== "track") {
-      answers[position] = runJob(jobContext, job, onFault);
+    if (job.kind === "evaluate") {
+      let evaluation;
+      try {
+        evaluation = evaluateJob(jobContext, job);
+      } catch (error) {
+        answers[position] = Promise.resolve(failure(error, onFault));
+        return;
+      }
+      const { answer, featureEvents } = evaluation;
+      if (featureEvents.length === 0) answers[position] = Promise.resolve(answer);
+      else shared.push({ position, answer, request: { environmentId: job.environmentId, items: featureEventItems(featureEvents), receivedAt: Date.now() } });
       return;
     }
     let items;
@@ -48,7 +58,7 @@ export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (
       answers[position] = Promise.resolve(failure(error, onFault));
       return;
     }
-    if (canShareTransaction(items)) shared.push({ position, request: { environmentId: job.environmentId, items, receivedAt: job.receivedAt } });
+    if (canShareTransaction(items)) shared.push({ position, answer: tracked(), request: { environmentId: job.environmentId, items, receivedAt: job.receivedAt } });
     else answers[position] = runTrackJob(jobContext, job, items).catch((error: unknown) => failure(error, onFault));
   });
   if (shared.length > 0) {
@@ -59,7 +69,7 @@ export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (
     shared.forEach((entry, index) => {
       answers[entry.position] = outcomes.then((settled) => {
         const outcome = settled[index]!;
-        return outcome.status === "fulfilled" ? tracked() : failure(outcome.reason, onFault);
+        return outcome.status === "fulfilled" ? entry.answer : failure(outcome.reason, onFault);
       });
     });
   }

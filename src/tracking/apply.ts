@@ -101,12 +101,12 @@ export async function recordFeatureEvents(
   events: readonly FeatureEventInput[],
   receivedAt: number,
 ): Promise<void> {
-  await applyTracking(
-    store,
-    environmentId,
-    events.map((event): FeatureEventItem => ({ ...event, type: "feature-flag-event" })),
-    receivedAt,
-  );
+  await applyTracking(store, environmentId, featureEventItems(events), receivedAt);
+}
+
+/** Feature events built in code as the tracking items that store them. */
+export function featureEventItems(events: readonly FeatureEventInput[]): TrackingItem[] {
+  return events.map((event): FeatureEventItem => ({ ...event, type: "feature-flag-event" }));
 }
 
 /**

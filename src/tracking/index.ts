@@ -3,6 +3,7 @@ export {
   applyTracking,
   applyTrackingTogether,
   canShareTransaction,
+  featureEventItems,
   recordFeatureEvents,
   type FeatureEventInput,
   type TrackingRequest,
