@@ -1,9 +1,10 @@
 /**
  * The storage ceiling for bulk ingestion: raw lmdb-js puts of the records `/event` stores, 1,000 per transaction,
- * in this process, with the store's own options (msgpack values, ordered-binary keys, commit durability).
+ * in this process, with the store's own options (its msgpack value encoding, raw UTF-8 keys, commit durability).
  */
 import { open } from "lmdb";
 import { sequenceKeyPart } from "../../src/storage/kv.js";
+import { VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
 import { eventRecord } from "../support/fixtures.js";
 import type { Lab } from "../support/lab.js";
 import { tempDir } from "../support/processes.js";
@@ -26,13 +27,13 @@ export interface LmdbPutsFigure {
 
 export async function benchLmdbPuts(lab: Lab): Promise<LmdbPutsFigure> {
   const directory = tempDir("switchyard-bench-lmdb-");
-  const root = open({ path: directory.path, maxDbs: 4, mapSize: 8 * 1024 ** 3, encoding: "msgpack" });
-  const events = root.openDB<unknown, string>({ name: "events", encoding: "msgpack", keyEncoding: "ordered-binary" });
+  const root = open({ path: directory.path, maxDbs: 4, mapSize: 8 * 1024 ** 3, ...VALUE_ENCODING });
+  const events = root.openDB<unknown, Buffer>({ name: "events", ...VALUE_ENCODING, keyEncoding: "binary" });
   const records = Array.from({ length: PUTS_PER_TRANSACTION }, (_, index) => eventRecord(index));
   let sequence = 0;
   const writeBatch = () =>
     root.transaction(() => {
-      for (const record of records) events.putSync(`env_bench\u0000${sequenceKeyPart(++sequence)}`, record);
+      for (const record of records) events.putSync(Buffer.from(`env_bench\u0000${sequenceKeyPart(++sequence)}`), record);
     });
   try {
     // Warm-up: the first transactions grow the file and JIT the encoder.

@@ -3,14 +3,15 @@ import { Packr } from "msgpackr";
 /**
  * How values and batches are encoded.
  *
- * Values use msgpackr with the options lmdb-js gives it (records on, `copyBuffers`), so a value read back from this
- * store is what LMDB would have returned: a fresh copy, Dates as Dates, Maps as Maps, Sets as arrays. In memory a
+ * Values use msgpackr with the options the LMDB store gives it (plain maps, no records; `copyBuffers`), so a value
+ * read back from this store is what LMDB would have returned: a fresh copy, Dates as Dates, Maps and objects as plain
+ * objects, Sets as arrays. Values written with records (schema version 2) still decode. In memory a
  * value is kept as its msgpack bytes in a latin1 string, one character per byte: V8 stores such strings compactly,
  * about half the memory of a Uint8Array per value, and reading decodes a new copy every time, as LMDB does.
  *
  * Log and snapshot payloads use plain msgpack (no records) holding those bytes as `bin`.
  */
-const valuePackr = new Packr({ copyBuffers: true });
+const valuePackr = new Packr({ copyBuffers: true, useRecords: false, mapsAsObjects: true, variableMapSize: true });
 /** No copies on decode: payloads are read from a reused buffer and turned into strings before it is reused. */
 const containerPackr = new Packr({ useRecords: false, copyBuffers: false });
 

@@ -328,8 +328,9 @@ export function describeKvStoreContract(name: string, open: (dir: string) => Pro
         specialNumbers: [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY],
         strings: ["", "plain", "é 😀 \u0000 \uffff", "x".repeat(70_000)],
         bigString: "0123456789abcdef".repeat(64 * 1024),
+        // More keys than msgpack's 16-bit map header holds: a client can send such attributes.
+        wideObject: Object.fromEntries(Array.from({ length: 70_000 }, (_, index) => [`k${index}`, index])),
         date: new Date("2024-02-29T12:34:56.789Z"),
-        map: new Map<string, unknown>([["a", 1], ["b", { c: 2 }]]),
         bytes: Buffer.from([0, 1, 2, 254, 255]),
         undefinedProperty: { present: 1, missing: undefined },
         bigint: 12_345_678_901_234_567n,
@@ -339,6 +340,7 @@ export function describeKvStoreContract(name: string, open: (dir: string) => Pro
         const table = store.table("features");
         await store.write(() => {
           for (const [k, v] of Object.entries(values)) table.put(k, v);
+          table.put("map", new Map<string, unknown>([["a", 1], ["b", { c: 2 }]]));
         });
         const check = (read: (k: string) => unknown): void => {
           for (const [k, v] of Object.entries(values)) {
@@ -347,7 +349,8 @@ export function describeKvStoreContract(name: string, open: (dir: string) => Pro
             else expect(got, k).toStrictEqual(v);
           }
           expect(read("date")).toBeInstanceOf(Date);
-          expect(read("map")).toBeInstanceOf(Map);
+          // Without msgpackr records an object and a Map are the same msgpack map: both come back as objects.
+          expect(read("map")).toStrictEqual({ a: 1, b: { c: 2 } });
           expect(Object.keys(read("undefinedProperty") as object)).toEqual(["present", "missing"]);
         };
         check((k) => table.get(k));

@@ -3,6 +3,14 @@ import { open, type Database, type RootDatabase } from "lmdb";
 import { assertDataDirKind } from "./data-dir-kind.js";
 import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
 
+/**
+ * Values are msgpackr maps. Shared structures stay off so that records decode without shared state; records
+ * (msgpackr's inline key lists) are off too since schema version 3: writing and reading a definition per value
+ * cost about half a microsecond each way per record, several records per event. Values written as records by
+ * schema version 2 still decode. `variableMapSize` lets an object hold more than 65,535 keys (a client can send one).
+ */
+export const VALUE_ENCODING = { encoding: "msgpack", sharedStructuresKey: undefined, useRecords: false, mapsAsObjects: true, variableMapSize: true } as const;
+
 /** Grows on demand; LMDB reserves address space, not disk. */
 const MAP_SIZE = 64 * 1024 ** 3;
 
@@ -70,12 +78,10 @@ export class LmdbStore implements KvStore {
       noSubdir: false,
       maxDbs: TABLES.length + 4,
       mapSize: MAP_SIZE,
-      // lmdb's msgpack encoding is msgpackr; structures stay off so records decode without shared state.
-      encoding: "msgpack",
-      sharedStructuresKey: undefined,
+      ...VALUE_ENCODING,
     });
     for (const name of TABLES) {
-      const db = this.root.openDB<unknown, Buffer>({ name, encoding: "msgpack", keyEncoding: "binary" });
+      const db = this.root.openDB<unknown, Buffer>({ name, ...VALUE_ENCODING, keyEncoding: "binary" });
       this.tables.set(name, new LmdbTable(db));
     }
   }

@@ -1,11 +1,15 @@
 import type { KvStore } from "./kv.js";
 
 /** The layout version of stored records; a later release migrates from older versions here. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 /** Version 1 (pre-release) kept LMDB keys in lmdb-js's ordered-binary encoding; nothing converts it. */
 const OLDEST_READABLE = 2;
 
-/** Stamps a new store, and refuses one written by a newer release rather than misreading it. */
+/**
+ * Stamps a new store, and refuses one written by a newer release rather than misreading it. Version 2 differs from
+ * 3 only in how LMDB values were encoded (msgpackr records), which this release still reads: its stamp is raised so
+ * that a version 2 build, which cannot read the plain maps written from now on, refuses the data dir.
+ */
 export async function migrateStore(store: KvStore): Promise<void> {
   const meta = store.table<number>("meta");
   const stored = meta.get("schemaVersion");
@@ -21,4 +25,5 @@ export async function migrateStore(store: KvStore): Promise<void> {
   if (stored > SCHEMA_VERSION) {
     throw new Error(`The data dir holds schema version ${stored}; this release understands up to ${SCHEMA_VERSION}.`);
   }
+  if (stored < SCHEMA_VERSION) await store.write(() => meta.put("schemaVersion", SCHEMA_VERSION));
 }
