@@ -89,6 +89,20 @@ export class EntityWriter {
    * unless the user was associated with a company at a later time: an out-of-order call does not win.
    */
   associate(userId: string, companyId: string, time: number): void {
+    const user = this.user(userId);
+    // The user's latest company since no later than this call: the membership exists and began no later than it
+    // (its `since` is at most `lastCompanyAt`), so the usual repeat event needs no membership read at all.
+    const isLatestAlready = user !== undefined && user.lastCompanyId === companyId && user.lastCompanyAt !== null && time >= user.lastCompanyAt;
+    if (!isLatestAlready) this.recordMembership(userId, companyId, time);
+    if (!user) return;
+    // Ties go to the later call.
+    if (user.lastCompanyAt !== null && time < user.lastCompanyAt) return;
+    this.users.set(userId, { ...user, lastCompanyId: companyId, lastCompanyAt: time });
+    this.dirtyUsers.add(userId);
+  }
+
+  /** Writes both directions of a membership when it first appears, or when an older call shows it began earlier. */
+  private recordMembership(userId: string, companyId: string, time: number): void {
     const memberships = this.store.table<MembershipRecord>("memberships");
     const byUser = key(this.environmentId, "u", userId, companyId);
     const existing = memberships.get(byUser);
@@ -99,12 +113,6 @@ export class EntityWriter {
       memberships.put(byUser, membership);
       memberships.put(key(this.environmentId, "c", companyId, userId), membership);
     }
-    const user = this.user(userId);
-    if (!user) return;
-    // Ties go to the later call.
-    if (user.lastCompanyAt !== null && time < user.lastCompanyAt) return;
-    this.users.set(userId, { ...user, lastCompanyId: companyId, lastCompanyAt: time });
-    this.dirtyUsers.add(userId);
   }
 
   /** The company a user was most recently associated with, as this transaction sees it; null if none. */
