@@ -1,11 +1,12 @@
 /** The value codec of the store: msgpackr (what lmdb-js encodes with) against JSON, for one stored event record. */
 import { Packr } from "msgpackr";
+import { MSGPACK_VALUE_OPTIONS } from "../../src/storage/value-encoding.js";
 import { eventRecord } from "../support/fixtures.js";
 import { consume, runMicro, type MicroFigure, type MicroOptions } from "../support/micro.js";
 
 export async function benchEventCodec(options: MicroOptions): Promise<MicroFigure[]> {
-  // Default options, as lmdb-js builds its encoder when no shared structures are configured (src/storage/lmdb-store.ts).
-  const packr = new Packr();
+  // The stores' own value options (src/storage/value-encoding.ts).
+  const packr = new Packr(MSGPACK_VALUE_OPTIONS);
   const records = Array.from({ length: 1000 }, (_, index) => eventRecord(index));
   const packed = records.map((record) => packr.pack(record));
   const json = records.map((record) => Buffer.from(JSON.stringify(record)));
@@ -25,5 +26,5 @@ export async function benchEventCodec(options: MicroOptions): Promise<MicroFigur
 /** Encoded sizes, for the report. */
 export function eventRecordSizes(): { msgpackBytes: number; jsonBytes: number } {
   const record = eventRecord(1);
-  return { msgpackBytes: new Packr().pack(record).length, jsonBytes: Buffer.byteLength(JSON.stringify(record)) };
+  return { msgpackBytes: new Packr(MSGPACK_VALUE_OPTIONS).pack(record).length, jsonBytes: Buffer.byteLength(JSON.stringify(record)) };
 }

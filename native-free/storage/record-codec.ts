@@ -1,4 +1,5 @@
 import { Packr } from "msgpackr";
+import { MSGPACK_VALUE_OPTIONS } from "../../src/storage/value-encoding.js";
 
 /**
  * How values and batches are encoded.
@@ -11,7 +12,7 @@ import { Packr } from "msgpackr";
  *
  * Log and snapshot payloads use plain msgpack (no records) holding those bytes as `bin`.
  */
-const valuePackr = new Packr({ copyBuffers: true, useRecords: false, mapsAsObjects: true, variableMapSize: true });
+const valuePackr = new Packr({ copyBuffers: true, ...MSGPACK_VALUE_OPTIONS });
 /** No copies on decode: payloads are read from a reused buffer and turned into strings before it is reused. */
 const containerPackr = new Packr({ useRecords: false, copyBuffers: false });
 

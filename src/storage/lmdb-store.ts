@@ -1,15 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { assertDataDirKind } from "./data-dir-kind.js";
+import { MSGPACK_VALUE_OPTIONS } from "./value-encoding.js";
 import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
 
-/**
- * Values are msgpackr maps. Shared structures stay off so that records decode without shared state; records
- * (msgpackr's inline key lists) are off too since schema version 3: writing and reading a definition per value
- * cost about half a microsecond each way per record, several records per event. Values written as records by
- * schema version 2 still decode. `variableMapSize` lets an object hold more than 65,535 keys (a client can send one).
- */
-export const VALUE_ENCODING = { encoding: "msgpack", sharedStructuresKey: undefined, useRecords: false, mapsAsObjects: true, variableMapSize: true } as const;
+/** lmdb-js options for values: its msgpack encoding with our msgpackr options, no shared structures (value-encoding.ts). */
+export const VALUE_ENCODING = { encoding: "msgpack", sharedStructuresKey: undefined, ...MSGPACK_VALUE_OPTIONS } as const;
 
 /** Grows on demand; LMDB reserves address space, not disk. */
 const MAP_SIZE = 64 * 1024 ** 3;
