@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   const scratch = tempDir("switchyard-probe-");
   const data = tempDir("switchyard-probe-data-");
   const { server, requests } = await serverFor(scenario, Number(values.workers), Number(values["cache-ms"]), data.path);
+  const lines: string[] = [];
   try {
     const itemsPerRequest = scenario === "bulk" ? BULK_SIZE : 1;
     const spec: LoadSpec = { baseUrl: server.url, requests, connections: scenario === "bulk" ? 8 : 50, durationSeconds: 2 };
@@ -79,10 +80,10 @@ async function main(): Promise<void> {
     const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds) }, scratch.path);
     const after = threadTicks(server.pid);
     const items = result.requests * itemsPerRequest;
-    const unit = itemsPerRequest > 1 ? "events" : "requests";
-    process.stdout.write(
-      `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}/s, ` +
-        `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors\n`,
+    const unit = itemsPerRequest > 1 ? "event" : "request";
+    lines.push(
+      `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
+        `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,
     );
     // Linux counts CPU in ticks of 10 ms (USER_HZ 100).
     const rows = [...after]
@@ -92,13 +93,16 @@ async function main(): Promise<void> {
     for (const row of rows.slice(0, 8)) {
       const perItem = (row.ms * 1000) / items;
       const busy = (row.ms / (result.durationSeconds * 1000)) * 100;
-      process.stdout.write(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit === "events" ? "event" : "request"}   ${busy.toFixed(0).padStart(3)} % of a core\n`);
+      lines.push(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit}   ${busy.toFixed(0).padStart(3)} % of a core`);
     }
   } finally {
     await server.stop();
     data.remove();
     scratch.remove();
   }
+  // Written once the server is gone, so that a reader closing the pipe early (`| head`) cannot leave it running.
+  process.stdout.on("error", () => {});
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 await main();
