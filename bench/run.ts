@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, hostname, loadavg, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { benchBulkRecords, type BulkRecordsFigure } from "./baselines/bulk-records.js";
 import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
 import { benchHelloWorld } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   const startup: StartupPoint[] = [];
   let micro: MicroFigure[] = [];
   let lmdbPuts: LmdbPutsFigure | { failure: string } = { failure: "not run" };
+  let bulkRecords: BulkRecordsFigure | { failure: string } = { failure: "not run" };
   let nativeFreeFailure: string | undefined;
   let storedData: StoredDataPoint[] = [];
   const extras: BenchReport["extras"] = [];
@@ -84,6 +86,9 @@ async function main(): Promise<void> {
     });
     await phase("raw LMDB puts", async () => {
       lmdbPuts = await benchLmdbPuts(lab);
+    });
+    await phase("raw puts of a bulk's records", async () => {
+      bulkRecords = await benchBulkRecords(lab);
     });
 
     // 2. Transport ceilings.
@@ -188,6 +193,7 @@ async function main(): Promise<void> {
     },
     micro,
     lmdbPuts,
+    bulkRecords,
     eventRecordBytes: eventRecordSizes(),
     load,
     nativeFreeFailure,

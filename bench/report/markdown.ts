@@ -1,5 +1,6 @@
 /** The Markdown side of the report: every figure with its baseline, ratio, target and verdict, then the details. */
 import type { LoadFigure, Section } from "../support/lab.js";
+import { BULK_ID } from "../serving/tracking-routes.js";
 import type { BenchReport, Comparison, CurvePoint } from "./model.js";
 
 /** Section headings, in order; the smoke test looks for each of them. */
@@ -189,6 +190,7 @@ export function renderMarkdown(report: BenchReport): string {
           [[lmdb.title, `${count(lmdb.value)} events/s`, `${lmdb.microsecondsPerEvent.toFixed(2)} µs`, lmdb.runs.length > 1 ? `±${(lmdb.spread.percent / 2).toFixed(1)} %` : "n=1", lmdb.runs.map((run) => count(run)).join(", ")]],
         )
       : `Raw LMDB puts failed: ${lmdb.failure}`,
+    bulkRecordsLine(report),
     `One stored event record is ${report.baselines.eventRecordBytes.msgpackBytes} B as msgpack and ${report.baselines.eventRecordBytes.jsonBytes} B as JSON.`,
   );
 
@@ -275,4 +277,16 @@ export function renderMarkdown(report: BenchReport): string {
   }
   push("## Notes", notes.map((note) => `- ${note}`).join("\n"));
   return `${lines.join("\n").trimEnd()}\n`;
+}
+
+/** The raw-puts ceiling of everything a bulk stores, and the bulk figure against it (context, not a target). */
+function bulkRecordsLine(report: BenchReport): string {
+  const records = report.baselines.bulkRecords;
+  if (!("value" in records)) return `Raw puts of a bulk's records failed: ${records.failure}`;
+  const bulk = report.comparisons.find((comparison) => comparison.id === BULK_ID);
+  const share = bulk !== undefined && Number.isFinite(bulk.value) ? ` \`POST /bulk\` reached ${((bulk.value / records.value) * 100).toFixed(1)} % of it.` : "";
+  return (
+    `${records.title}: ${count(records.value)} events/s (runs ${records.runs.map((run) => count(run)).join(", ")}). ` +
+    `Besides the event itself, each event updates its user and company and an analytics cell; the target compares with the event records alone.${share}`
+  );
 }

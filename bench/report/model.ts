@@ -2,6 +2,7 @@
  * The report's data: what was measured (figures) and what is derived from it (each figure against its baseline,
  * the targets, the executor verdicts, native vs native-free, scaling curves). The JSON file is this object.
  */
+import type { BulkRecordsFigure } from "../baselines/bulk-records.js";
 import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
 import { HELLO_IDS } from "../baselines/transport.js";
 import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
@@ -90,7 +91,12 @@ export interface BenchReport {
   meta: ReportMeta;
   micro: MicroFigure[];
   microComparisons: Comparison[];
-  baselines: { lmdbPuts: LmdbPutsFigure | { failure: string }; eventRecordBytes: { msgpackBytes: number; jsonBytes: number } };
+  baselines: {
+    lmdbPuts: LmdbPutsFigure | { failure: string };
+    /** Raw puts of every record a bulk stores: context for the bulk figure, not its target's baseline. */
+    bulkRecords: BulkRecordsFigure | { failure: string };
+    eventRecordBytes: { msgpackBytes: number; jsonBytes: number };
+  };
   load: LoadFigure[];
   comparisons: Comparison[];
   targets: Comparison[];
@@ -112,6 +118,7 @@ export interface Measurements {
   meta: ReportMeta;
   micro: MicroFigure[];
   lmdbPuts: LmdbPutsFigure | { failure: string };
+  bulkRecords: BulkRecordsFigure | { failure: string };
   eventRecordBytes: { msgpackBytes: number; jsonBytes: number };
   load: LoadFigure[];
   nativeFreeFailure: string | undefined;
@@ -263,7 +270,7 @@ export function buildReport(measured: Measurements): BenchReport {
     meta: measured.meta,
     micro: measured.micro,
     microComparisons,
-    baselines: { lmdbPuts: measured.lmdbPuts, eventRecordBytes: measured.eventRecordBytes },
+    baselines: { lmdbPuts: measured.lmdbPuts, bulkRecords: measured.bulkRecords, eventRecordBytes: measured.eventRecordBytes },
     load: measured.load,
     comparisons,
     targets,

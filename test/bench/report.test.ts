@@ -75,6 +75,7 @@ describe("npm run bench -- --smoke", () => {
 
   it("measures the baselines and every core load scenario without failures or errors", () => {
     expect("value" in report.baselines.lmdbPuts && report.baselines.lmdbPuts.value > 0).toBe(true);
+    expect("value" in report.baselines.bulkRecords && report.baselines.bulkRecords.recordsPerEvent > 1).toBe(true);
     const byId = new Map(report.load.map((figure) => [figure.id, figure]));
     for (const id of CORE_FIGURE_IDS) {
       const figure = byId.get(id);
