@@ -9,18 +9,30 @@ export const MAX_JSON_DEPTH = 64;
  */
 export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c /* \ */) index++;
-      else if (code === 0x22 /* " */) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
+    if (code === 0x22 /* " */) {
+      // Most of a body is string contents: jump to the closing quote (native indexOf) instead of walking to it.
+      index = closingQuote(text, index);
+      if (index === -1) return false;
+    } else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
       if (++depth > maxDepth) return true;
     } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** The index of the quote closing the string opened at `open`: the next one not escaped, -1 if there is none. */
+function closingQuote(text: string, open: number): number {
+  let quote = open;
+  for (;;) {
+    quote = text.indexOf('"', quote + 1);
+    if (quote === -1) return -1;
+    // A quote behind an odd run of backslashes is escaped; behind an even run (none included) it ends the string.
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
  * `__proto__` key anywhere is refused, because msgpack would store it as `__proto_` (what was acknowledged would
  * read back differently).
  */
+import fc from "fast-check";
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { exceedsJsonDepth, findPrototypeKey, MAX_JSON_DEPTH, parseJsonBody } from "../../src/api/json-body.js";
@@ -35,6 +36,32 @@ describe("exceedsJsonDepth", () => {
     expect(exceedsJsonDepth(JSON.stringify({ a: 'quote " then [[[[', b: "backslash \\", c: [[["x"]]] }))).toBe(false);
   });
 
+  it("agrees with a character-by-character scan on any mix of brackets, quotes, backslashes and text", () => {
+    // The plain scan the fast one replaced: inside a string a backslash skips the next character.
+    const reference = (text: string, maxDepth: number): boolean => {
+      let depth = 0;
+      let inString = false;
+      for (let index = 0; index < text.length; index++) {
+        const code = text[index];
+        if (inString) {
+          if (code === "\\") index++;
+          else if (code === '"') inString = false;
+        } else if (code === '"') inString = true;
+        else if (code === "{" || code === "[") {
+          if (++depth > maxDepth) return true;
+        } else if (code === "}" || code === "]") depth--;
+      }
+      return false;
+    };
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", ","), { maxLength: 200 }), fc.integer({ min: 0, max: 8 }), (chars, maxDepth) => {
+        const text = chars.join("");
+        expect(exceedsJsonDepth(text, maxDepth)).toBe(reference(text, maxDepth));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it("does not let a string that ends in a backslash hide brackets after it", () => {
     const deep = `["\\\\",${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}]`;
     expect(JSON.parse(deep)).toBeDefined();
@@ -51,11 +78,9 @@ describe("parseJsonBody", () => {
     }
   });
 
-  it("parses 100,000 keys wide (bounded by the body limit, not the parser) in well under a second", () => {
+  it("parses 100,000 keys wide (bounded by the body limit, not the parser)", () => {
     const wide = `{${Array.from({ length: 100_000 }, (_, index) => `"${index.toString(36)}":0`).join(",")}}`;
-    const startedAt = performance.now();
     expect(Object.keys(parse(wide) as object)).toHaveLength(100_000);
-    expect(performance.now() - startedAt).toBeLessThan(1_000);
   });
 
   it.each([
