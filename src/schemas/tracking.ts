@@ -72,9 +72,8 @@ interface ItemBase {
   path?: string;
 }
 
-export interface UserItem extends ItemBase {
-  type: "user";
-  userId: string;
+/** What `/user`, `/company` and `/event` say about the user or company they name besides who it is. */
+export interface Sighted {
   attributes: Attributes | undefined;
   /** Epoch milliseconds, or undefined when the call sent none. */
   timestamp: number | undefined;
@@ -82,23 +81,22 @@ export interface UserItem extends ItemBase {
   active: boolean;
 }
 
-export interface CompanyItem extends ItemBase {
+export interface UserItem extends ItemBase, Sighted {
+  type: "user";
+  userId: string;
+}
+
+export interface CompanyItem extends ItemBase, Sighted {
   type: "company";
   companyId: string;
   userId: string | undefined;
-  attributes: Attributes | undefined;
-  timestamp: number | undefined;
-  active: boolean;
 }
 
-export interface EventItem extends ItemBase {
+export interface EventItem extends ItemBase, Sighted {
   type: "event";
   event: string;
   userId: string;
   companyId: string | undefined;
-  attributes: Attributes | undefined;
-  timestamp: number | undefined;
-  active: boolean;
 }
 
 export interface FeedbackItem extends ItemBase {
@@ -287,6 +285,17 @@ const FeedbackIdSchema = keyText(1, MAX_ID_LENGTH);
 
 const nullToUndefined = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
 
+/** The body entries behind `Sighted`, shared by `/user`, `/company` and `/event`. */
+const SIGHTED_ENTRIES = {
+  attributes: v.nullish(AttributesSchema),
+  timestamp: v.nullish(TimestampSchema),
+  context: v.nullish(ContextSchema),
+};
+
+function sighted(body: v.InferOutput<v.ObjectSchema<typeof SIGHTED_ENTRIES, undefined>>): Sighted {
+  return { attributes: nullToUndefined(body.attributes), timestamp: nullToUndefined(body.timestamp), active: body.context?.active !== false };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Body schemas. Each transforms into its TrackingItem (without `path`).
 
@@ -294,21 +303,11 @@ export const UserBodySchema = v.pipe(
   v.looseObject(
     {
       userId: IdSchema,
-      attributes: v.nullish(AttributesSchema),
-      timestamp: v.nullish(TimestampSchema),
-      context: v.nullish(ContextSchema),
+      ...SIGHTED_ENTRIES,
     },
     "must be an object",
   ),
-  v.transform(
-    (body): UserItem => ({
-      type: "user",
-      userId: body.userId,
-      attributes: nullToUndefined(body.attributes),
-      timestamp: nullToUndefined(body.timestamp),
-      active: body.context?.active !== false,
-    }),
-  ),
+  v.transform((body): UserItem => ({ type: "user", userId: body.userId, ...sighted(body) })),
 );
 
 export const CompanyBodySchema = v.pipe(
@@ -316,22 +315,11 @@ export const CompanyBodySchema = v.pipe(
     {
       companyId: IdSchema,
       userId: v.nullish(IdSchema),
-      attributes: v.nullish(AttributesSchema),
-      timestamp: v.nullish(TimestampSchema),
-      context: v.nullish(ContextSchema),
+      ...SIGHTED_ENTRIES,
     },
     "must be an object",
   ),
-  v.transform(
-    (body): CompanyItem => ({
-      type: "company",
-      companyId: body.companyId,
-      userId: nullToUndefined(body.userId),
-      attributes: nullToUndefined(body.attributes),
-      timestamp: nullToUndefined(body.timestamp),
-      active: body.context?.active !== false,
-    }),
-  ),
+  v.transform((body): CompanyItem => ({ type: "company", companyId: body.companyId, userId: nullToUndefined(body.userId), ...sighted(body) })),
 );
 
 export const EventBodySchema = v.pipe(
@@ -340,22 +328,12 @@ export const EventBodySchema = v.pipe(
       event: EventNameSchema,
       userId: IdSchema,
       companyId: v.nullish(IdSchema),
-      attributes: v.nullish(AttributesSchema),
-      timestamp: v.nullish(TimestampSchema),
-      context: v.nullish(ContextSchema),
+      ...SIGHTED_ENTRIES,
     },
     "must be an object",
   ),
   v.transform(
-    (body): EventItem => ({
-      type: "event",
-      event: body.event,
-      userId: body.userId,
-      companyId: nullToUndefined(body.companyId),
-      attributes: nullToUndefined(body.attributes),
-      timestamp: nullToUndefined(body.timestamp),
-      active: body.context?.active !== false,
-    }),
+    (body): EventItem => ({ type: "event", event: body.event, userId: body.userId, companyId: nullToUndefined(body.companyId), ...sighted(body) }),
   ),
 );
 

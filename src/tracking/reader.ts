@@ -1,4 +1,4 @@
-import type { Attributes, ConfigEvalResult, FeatureEventAction, FeedbackSource, PromptEventAction } from "../schemas/tracking.js";
+import type { Attributes } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "./cursor.js";
@@ -22,54 +22,16 @@ export interface CompanyView {
   userIds: string[];
 }
 
-export interface EventView {
-  cursor: string;
-  event: string;
-  userId: string;
-  companyId: string | null;
-  attributes: Attributes;
-  timestamp: string;
-  receivedAt: string;
-}
+/**
+ * A log record as the management API lists it: its cursor first, the listed times as ISO strings, and the
+ * ingestion bookkeeping (`countsForCompanyId` and the like) left out.
+ */
+type LogView<R, Times extends keyof R, Hidden extends keyof R = never> = { cursor: string } & Omit<R, Times | Hidden> & Record<Times, string>;
 
-export interface FeatureEventView {
-  cursor: string;
-  action: FeatureEventAction;
-  key: string;
-  targetingVersion: number | null;
-  evalContext: Record<string, unknown> | null;
-  evalResult: boolean | ConfigEvalResult | null;
-  evalRuleResults: boolean[] | null;
-  evalMissingFields: string[] | null;
-  receivedAt: string;
-}
-
-export interface FeedbackView {
-  cursor: string;
-  feedbackId: string;
-  userId: string;
-  companyId: string | null;
-  featureId: string;
-  key: string;
-  score: number | null;
-  comment: string | null;
-  question: string | null;
-  promptedQuestion: string | null;
-  promptId: string | null;
-  source: FeedbackSource | null;
-  timestamp: string;
-  receivedAt: string;
-}
-
-export interface PromptEventView {
-  cursor: string;
-  action: PromptEventAction;
-  featureId: string;
-  promptId: string;
-  userId: string;
-  promptedQuestion: string;
-  receivedAt: string;
-}
+export type EventView = LogView<EventRecord, "timestamp" | "receivedAt", "countsForCompanyId" | "active">;
+export type FeatureEventView = LogView<FeatureEventRecord, "receivedAt", "countsForCompanyId">;
+export type FeedbackView = LogView<FeedbackRecord, "timestamp" | "receivedAt", "countsForCompanyId" | "createdAt">;
+export type PromptEventView = LogView<PromptEventRecord, "receivedAt">;
 
 /** A page of a log: the items and the cursor to continue from (the last item's, or `after` itself when empty). */
 export type Page<Name extends string, V> = { [K in Name]: V[] } & { next: string };

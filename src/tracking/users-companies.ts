@@ -41,23 +41,12 @@ export class EntityWriter {
   /** Creates or updates a user; answers the record as it now stands. */
   upsertUser(userId: string, sighting: Sighting): UserRecord {
     const existing = this.user(userId);
-    const user: UserRecord = existing
-      ? {
-          id: existing.id,
-          attributes: merge(existing.attributes, sighting.attributes),
-          firstSeen: Math.min(existing.firstSeen, sighting.time),
-          lastSeen: nextLastSeen(existing.lastSeen, sighting),
-          lastCompanyId: existing.lastCompanyId,
-          lastCompanyAt: existing.lastCompanyAt,
-        }
-      : {
-          id: userId,
-          attributes: merge({}, sighting.attributes),
-          firstSeen: sighting.time,
-          lastSeen: sighting.active ? sighting.time : null,
-          lastCompanyId: null,
-          lastCompanyAt: null,
-        };
+    const user: UserRecord = {
+      id: userId,
+      ...afterSighting(existing, sighting),
+      lastCompanyId: existing?.lastCompanyId ?? null,
+      lastCompanyAt: existing?.lastCompanyAt ?? null,
+    };
     this.users.set(userId, user);
     this.dirtyUsers.add(userId);
     return user;
@@ -65,20 +54,7 @@ export class EntityWriter {
 
   /** Creates or updates a company; answers the record as it now stands. */
   upsertCompany(companyId: string, sighting: Sighting): CompanyRecord {
-    const existing = this.company(companyId);
-    const company: CompanyRecord = existing
-      ? {
-          id: existing.id,
-          attributes: merge(existing.attributes, sighting.attributes),
-          firstSeen: Math.min(existing.firstSeen, sighting.time),
-          lastSeen: nextLastSeen(existing.lastSeen, sighting),
-        }
-      : {
-          id: companyId,
-          attributes: merge({}, sighting.attributes),
-          firstSeen: sighting.time,
-          lastSeen: sighting.active ? sighting.time : null,
-        };
+    const company: CompanyRecord = { id: companyId, ...afterSighting(this.company(companyId), sighting) };
     this.companies.set(companyId, company);
     this.dirtyCompanies.add(companyId);
     return company;
@@ -147,6 +123,15 @@ export class EntityWriter {
     }
     return company;
   }
+}
+
+/** A user's or company's attributes and first and last sightings once `sighting` is counted (`existing` absent: new). */
+function afterSighting(existing: CompanyRecord | undefined, sighting: Sighting): Pick<CompanyRecord, "attributes" | "firstSeen" | "lastSeen"> {
+  return {
+    attributes: merge(existing?.attributes ?? {}, sighting.attributes),
+    firstSeen: existing ? Math.min(existing.firstSeen, sighting.time) : sighting.time,
+    lastSeen: nextLastSeen(existing?.lastSeen ?? null, sighting),
+  };
 }
 
 function merge(stored: Attributes, sent: Attributes | undefined): Attributes {
