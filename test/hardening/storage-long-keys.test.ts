@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogStore } from "../../native-free/storage/log-store.js";
 import { key, lastKeyPart, prefixRange, type KvStore } from "../../src/storage/kv.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
-import { createApp, request } from "../support/http.js";
+import { adminRequest, createApp, request } from "../support/http.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const ENV = "env_AbCdEfGhIjKl";
@@ -51,7 +51,7 @@ describe("store keys of 64+ characters (KvStore)", () => {
 describe(`store keys of 64+ characters over HTTP (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   let server: TestServer;
   let keys: Awaited<ReturnType<typeof createApp>>;
-  const admin = (method: string, path: string, body?: unknown) => request(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
+  const admin = (method: string, path: string, body?: unknown) => adminRequest(server, method, path, body);
 
   beforeAll(async () => {
     server = await startServer();

@@ -7,7 +7,7 @@ import { flattenJSON } from "@bucketco/flag-evaluation";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { FeatureDefinition } from "../../src/evaluation/index.js";
-import { createApp, request } from "../support/http.js";
+import { adminRequest, createApp, request } from "../support/http.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { featureDefinitions, stringAtom } from "./arbitraries.js";
 import { evaluateWithReference } from "./reference.js";
@@ -41,7 +41,7 @@ const CONTEXTS_PER_RULESET = 15;
 describe("evaluation parity over HTTP", () => {
   let server: TestServer;
   let keys: Awaited<ReturnType<typeof createApp>>;
-  const admin = (method: string, path: string, body?: unknown) => request(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
+  const admin = (method: string, path: string, body?: unknown) => adminRequest(server, method, path, body);
 
   beforeAll(async () => {
     server = await startServer();

@@ -32,6 +32,11 @@ export async function request<T = Record<string, any>>(
   return { status: response.status, headers: response.headers, body };
 }
 
+/** A management-API call with the server's admin token, and a JSON body when one is given. */
+export function adminRequest(server: { url: string; adminToken: string }, method: string, path: string, body?: unknown): Promise<JsonReply> {
+  return request(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
+}
+
 /** Creates an app through the management API and returns its clear-text keys. */
 export async function createApp(baseUrl: string, adminToken: string, name = "Test app") {
   const reply = await request<{ success: boolean; app: { id: string; trackingKey: string; defaultEnvironmentId: string; environments: { id: string; name: string; publishableKey: string; secretKey: string }[] } }>(
