@@ -157,7 +157,7 @@ function run(url: string, requests: LoadRequest[], seconds: number, connections:
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "switchyard-soak-"));
-const { child, url } = await start({
+const server = await start({
   cli: CLI,
   dataDir,
   native: values.native!,
@@ -166,7 +166,7 @@ const { child, url } = await start({
     if (line.includes('"level":"error"')) process.stderr.write(`server: ${line}\n`);
   },
 });
-const pid = child.pid!;
+const { url, pid } = server;
 try {
   const keys = await seed(url);
   const requests = mix(keys);
@@ -232,7 +232,6 @@ try {
   // by design during a soak, counted in RSS but reclaimable page cache, not a leak. Both are reported.
   process.exitCode = report.anonGrowthPercent < 10 && report.errors === 0 ? 0 : 1;
 } finally {
-  child.kill("SIGTERM");
-  await new Promise((resolveExit) => child.once("exit", resolveExit));
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

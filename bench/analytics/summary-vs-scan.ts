@@ -23,6 +23,7 @@ import { FeatureRepository } from "../../src/features/feature-repository.js";
 import type { TrackingItem } from "../../src/schemas/tracking.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
+import { seededRandom } from "../../tools/support/seeded-random.js";
 import { applyTracking } from "../../src/tracking/apply.js";
 
 export interface SummaryVsScanOptions {
@@ -62,18 +63,6 @@ const USERS_PER_COMPANY = 5;
 const BATCH = 5_000;
 const LAST_DAY = 19_800; // 2024-03-18
 
-/** mulberry32: a small deterministic generator, so every run seeds the same history. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -87,7 +76,8 @@ function timed<T>(run: () => T): { value: T; ms: number } {
 
 /** Seeds the history through the real write path; answers how many items went in and how long it took. */
 async function seed(store: LmdbStore, environmentId: string, options: SummaryVsScanOptions): Promise<{ items: number; feedback: number; featureEvents: number; ms: number }> {
-  const next = random(9);
+  // Seeded, so every run builds the same history.
+  const next = seededRandom(9);
   const companyName = (index: number) => `company-${String(index).padStart(5, "0")}`;
   // Skewed activity: a few companies are busy, most are quiet, some never show up in the window.
   const pickCompany = () => companyName(Math.floor(options.companies * next() ** 2));

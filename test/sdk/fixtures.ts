@@ -2,6 +2,7 @@
  * Shared setup of the SDK compatibility suites: an app whose features use every kind of rule, created through the
  * management API, and a seeded generator of contexts that exercise those rules (including missing fields).
  */
+import { seededRandom } from "../../tools/support/seeded-random.js";
 import { createApp, request } from "../support/http.js";
 
 type Filter = Record<string, unknown>;
@@ -110,17 +111,6 @@ export async function adminCall(baseUrl: string, adminToken: string, method: str
   return reply.body;
 }
 
-/** mulberry32: small, fast, good enough to make test contexts reproducible from a seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SdkContext {
   user: Record<string, string | number | boolean> & { id: string };

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { spawnListening } from "../../tools/support/spawn-listening.js";
 
 /** Which twin the end-to-end suites run against: CI runs them once each way (SWITCHYARD_NATIVE=0 for native-free). */
 export const NATIVE_MODE = process.env.SWITCHYARD_NATIVE === "0" ? "0" : "1";
@@ -38,9 +38,9 @@ export function makeDataDir(): string {
 /** Starts the real service (built CLI) on 127.0.0.1 with an ephemeral port and a temp data dir. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeDataDir();
-  const child = spawn(process.execPath, [CLI, "serve"], {
+  const output: string[] = [];
+  const listening = await spawnListening([CLI, "serve"], {
     env: {
-      ...process.env,
       NODE_ENV: "production",
       SWITCHYARD_PORT: "0",
       SWITCHYARD_HOST: "127.0.0.1",
@@ -50,45 +50,24 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       SWITCHYARD_WORKERS: process.env.SWITCHYARD_WORKERS ?? "1",
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  const errors: string[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => errors.push(chunk.toString()));
-  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s: ${output.join("\n")} ${errors.join("")}`)), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      output.push(line);
-      if (line.includes('"message":"listening"')) {
-        clearTimeout(timer);
-        resolvePort((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${errors.join("")}`));
-    });
+    timeoutMs: 20_000,
+    onLine: (line) => output.push(line),
   });
   const cleanup = () => {
     if (!options.keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: listening.url,
+    port: listening.port,
     dataDir,
-    process: child,
+    process: listening.child,
     output,
     adminToken: options.env?.SWITCHYARD_ADMIN_TOKEN ?? ADMIN_TOKEN,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const code = await exited;
+      const code = await listening.stop();
       cleanup();
       return code;
     },
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      await exited;
-    },
+    kill: () => listening.kill(),
   };
 }

@@ -111,7 +111,6 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   }
   report.acknowledgedEvents = acknowledgedEvents.size + acknowledgedBulks.size * bulkSize;
   report.acknowledgedBulks = acknowledgedBulks.size;
-  server.child.kill("SIGTERM");
-  await server.exited;
+  await server.stop();
   return report;
 }

@@ -266,7 +266,6 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
     const comment = stored?.comment as string | undefined;
     if (comment === undefined || !/^c\d+-w\d+-s\d+$/.test(comment)) report.failures.push(`feedback ${feedbackId}: comment ${comment} after acknowledged updates ${[...comments].join(", ")}`);
   }
-  server.child.kill("SIGTERM");
-  await server.exited;
+  await server.stop();
   return report;
 }

@@ -1,6 +1,5 @@
 /** The built service as a child process on an ephemeral port, for the crash and soak tools. */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { spawnListening, type Listening } from "./spawn-listening.js";
 
 export const ADMIN_TOKEN = "adm_tools_token_0123456789abcdefghijklmnopqrstu";
 
@@ -14,17 +13,12 @@ export interface ServiceProcessOptions {
   onLine?: (line: string) => void;
 }
 
-export interface Running {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<void>;
-}
+export type Running = Listening;
 
 /** Starts `serve` over `options.dataDir`; resolves once it listens. */
-export async function start(options: ServiceProcessOptions): Promise<Running> {
-  const child = spawn(process.execPath, [options.cli, "serve"], {
+export function start(options: ServiceProcessOptions): Promise<Running> {
+  return spawnListening([options.cli, "serve"], {
     env: {
-      ...process.env,
       NODE_ENV: "production",
       SWITCHYARD_PORT: "0",
       SWITCHYARD_HOST: "127.0.0.1",
@@ -34,21 +28,9 @@ export async function start(options: ServiceProcessOptions): Promise<Running> {
       SWITCHYARD_LOG: "info",
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    timeoutMs: 20_000,
+    ...(options.onLine ? { onLine: options.onLine } : {}),
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("server did not start in 20 s")), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      options.onLine?.(line);
-      if (line.includes('"message":"listening"')) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    void exited.then(() => reject(new Error("server exited before listening")));
-  });
-  return { child, url: `http://127.0.0.1:${port}`, exited };
 }
 
 /**
