@@ -65,14 +65,11 @@ export class EvaluationCache {
     const cacheKey = `${environmentId}?${query}`;
     const entry = this.entries.get(cacheKey);
     if (!entry) return undefined;
-    if (
-      entry.flagStateVersion !== flagStateVersion ||
-      entry.attributeEpoch !== this.attributeEpoch(environmentId) ||
-      entry.expiresAt <= this.now()
-    ) {
+    const now = this.now();
+    if (entry.flagStateVersion !== flagStateVersion || entry.attributeEpoch !== this.attributeEpoch(environmentId) || entry.expiresAt <= now) {
       this.entries.delete(cacheKey);
       // A query that earned an entry has shown it comes again: its next answer is kept at once.
-      setBounded(this.seenOnce, cacheKey, this.now() + this.options.ttlMs, this.options.maxEntries);
+      setBounded(this.seenOnce, cacheKey, now + this.options.ttlMs, this.options.maxEntries);
       return undefined;
     }
     return entry.answer;

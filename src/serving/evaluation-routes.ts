@@ -18,7 +18,8 @@ function evaluateNow(services: Services, environmentId: string, query: string, o
   // `/features/enabled` records feature events on every call, so only `/features/evaluated` is answered from memory.
   const cache = onlyEnabled ? undefined : services.evaluationCache;
   const cached = cache?.get(environmentId, query, flagStateVersion);
-  if (cached) return { status: cached.status, headers: { ...cached.headers }, body: cached.body };
+  // Answers share the remembered headers object: nothing edits a response's headers in place (withCors replaces them).
+  if (cached) return { status: cached.status, headers: cached.headers, body: cached.body };
   const attributeEpoch = services.evaluationCache.attributeEpoch(environmentId);
   const job = {
     kind: "evaluate" as const,
@@ -30,7 +31,7 @@ function evaluateNow(services: Services, environmentId: string, query: string, o
     attributeCacheMs: services.config.evaluationCacheMs,
   };
   return services.executor.run(job).then((answer) => {
-    cache?.put(environmentId, query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: { ...answer.headers } });
+    cache?.put(environmentId, query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: answer.headers ?? {} });
     return answer;
   });
 }
