@@ -17,6 +17,6 @@ function reportFault(error: unknown): void {
 }
 
 export default async function runBatch(jobs: Job[]): Promise<JobResult[]> {
-  context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }));
+  context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability, commitOnCallingThread: true }));
   return runJobs(context, jobs, reportFault);
 }
