@@ -5,17 +5,18 @@
  *
  * For finding where time goes: V8's CPU profiler books uWebSockets.js's native work as "(idle)", and a thread that
  * is busy only part of the time says the load is bound by latency, not by that thread. Linux only (/proc).
- * Scenarios: evaluate-10, evaluate-50, enabled-50, event, bulk (1,000 events per body), hello-get, hello-post.
+ * Scenarios: evaluate-10, evaluate-50, enabled-50, event, bulk (1,000 events per body), hello-get, hello-post,
+ * group-commit (bench/baselines/group-commit-server.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
-import { startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
+import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp } from "./support/seed.js";
 import { BULK_SIZE, bulkRequests, evaluateRequests, eventRequests } from "./serving/requests.js";
 
-const SCENARIOS = ["evaluate-10", "evaluate-50", "enabled-50", "event", "bulk", "hello-get", "hello-post"] as const;
+const SCENARIOS = ["evaluate-10", "evaluate-50", "enabled-50", "event", "bulk", "hello-get", "hello-post", "group-commit"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 /** Clock ticks of CPU (user + system) per thread, by thread id. */
@@ -35,6 +36,10 @@ function threadTicks(pid: number): Map<string, { name: string; ticks: number }> 
 }
 
 async function serverFor(scenario: Scenario, workers: number, cacheMs: number, dataDir: string): Promise<{ server: Listening; requests: RequestSpec[] }> {
+  if (scenario === "group-commit") {
+    const server = await startGroupCommitServer(dataDir);
+    return { server, requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }] };
+  }
   if (scenario === "hello-get" || scenario === "hello-post") {
     const server = await startHelloServer("uws");
     const requests: RequestSpec[] =

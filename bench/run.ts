@@ -11,7 +11,7 @@ import { availableParallelism, cpus, hostname, loadavg, totalmem } from "node:os
 import { join, relative, resolve } from "node:path";
 import { benchBulkRecords, type BulkRecordsFigure } from "./baselines/bulk-records.js";
 import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
-import { benchHelloWorld } from "./baselines/transport.js";
+import { benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
 import { benchRolloutHash } from "./evaluation/rollout-hash.js";
@@ -97,6 +97,9 @@ async function main(): Promise<void> {
     });
     await phase("hello-world node:http", async () => {
       load.push(...(await benchHelloWorld(lab, "node")));
+    });
+    await phase("group-commit ceiling", async () => {
+      load.push(await benchGroupCommitCeiling(lab));
     });
 
     // 3. The service as deployed by default here (native, pool of cores − 1), on one seeded data dir.

@@ -4,7 +4,7 @@
  */
 import type { BulkRecordsFigure } from "../baselines/bulk-records.js";
 import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
-import { HELLO_IDS } from "../baselines/transport.js";
+import { GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transport.js";
 import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
 import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId } from "../serving/evaluation-routes.js";
@@ -137,6 +137,7 @@ function verdict(ok: boolean | undefined): Verdict {
 function baselineOf(figure: LoadFigure): string | undefined {
   if (figure.id === MIXED_PACED_ID) return MIXED_MAX_ID;
   if (figure.server.kind === "hello-uws") return undefined;
+  if (figure.server.kind === "group-commit") return HELLO_IDS.uws.post;
   if (figure.server.kind === "hello-node") return figure.id === HELLO_IDS.node.get ? HELLO_IDS.uws.get : HELLO_IDS.uws.post;
   if (figure.unit === "events/s") return figure.server.native === false ? BULK_ID : LMDB_ID;
   const hello = figure.server.native === false ? HELLO_IDS.node : HELLO_IDS.uws;
@@ -339,6 +340,7 @@ export const CORE_FIGURE_IDS = [
   HELLO_IDS.uws.post,
   HELLO_IDS.node.get,
   HELLO_IDS.node.post,
+  GROUP_COMMIT_ID,
   evaluateId(10),
   evaluateId(50),
   ENABLED_ID,

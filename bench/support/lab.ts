@@ -16,7 +16,7 @@ export type Section = "baseline" | "evaluation" | "rules" | "tracking" | "mixed"
 
 /** Which server answered a load run. */
 export interface ServerInfo {
-  kind: "service" | "hello-uws" | "hello-node";
+  kind: "service" | "hello-uws" | "hello-node" | "group-commit";
   /** The service's SWITCHYARD_WORKERS (0 = inline). */
   workers?: number;
   native?: boolean;

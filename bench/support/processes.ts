@@ -55,6 +55,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return { ...listening, options };
 }
 
+/** The bare uWebSockets.js server that commits each body before answering (bench/baselines/group-commit-server.js). */
+export function startGroupCommitServer(dataDir: string): Promise<Listening> {
+  return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir], {});
+}
+
 /** The bare uWebSockets.js or node:http hello-world server (bench/baselines/hello-server.js). */
 export function startHelloServer(kind: "uws" | "node"): Promise<Listening> {
   return spawnListening([resolve(import.meta.dirname, "../baselines/hello-server.js"), kind], {});

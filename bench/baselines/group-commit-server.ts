@@ -1,0 +1,69 @@
+/**
+ * The ceiling of "answer only after commit" on this machine: a bare uWebSockets.js server that reads each POST body,
+ * parses it, appends it to an LMDB log through the service's own store (same options, same durability) with one
+ * commit for every body that arrived in the same event-loop turn, and answers each only once its commit is done.
+ * No routing, keys, validation, users, companies or analytics: what remains is the transport plus the commit wait,
+ * which no tracking call that is acknowledged after commit can avoid.
+ *
+ * `node group-commit-server.js <dataDir>` listens on 127.0.0.1 with an ephemeral port and prints
+ * `{"message":"listening","port":N}`.
+ */
+import { loadNativeUws } from "../../src/http/load-uws.js";
+import { logKey } from "../../src/tracking/append-log.js";
+import { LmdbStore } from "../../src/storage/lmdb-store.js";
+
+const ANSWER = '{"success":true}';
+
+interface Waiting {
+  body: string;
+  answer: () => void;
+}
+
+function serve(dataDir: string): void {
+  const store = new LmdbStore({ path: dataDir, durability: "commit" });
+  const events = store.table("events");
+  let sequence = 0;
+  let queued: Waiting[] = [];
+
+  function commitQueued(): void {
+    const group = queued;
+    queued = [];
+    void store
+      .write(() => {
+        for (const waiting of group) events.put(logKey("events", "ceiling", ++sequence), JSON.parse(waiting.body));
+      })
+      .then(() => {
+        for (const waiting of group) waiting.answer();
+      });
+  }
+
+  const uws = loadNativeUws();
+  const app = uws.App();
+  app.post("/*", (res) => {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const chunks: Buffer[] = [];
+    res.onData((chunk, isLast) => {
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (!isLast) return;
+      const answer = () => {
+        if (!aborted) res.cork(() => res.writeHeader("content-type", "application/json").end(ANSWER));
+      };
+      queued.push({ body: Buffer.concat(chunks).toString("utf8"), answer });
+      if (queued.length === 1) setImmediate(commitQueued);
+    });
+  });
+  app.listen("127.0.0.1", 0, (socket) => {
+    if (!socket) throw new Error("group-commit server could not listen");
+    process.stdout.write(`${JSON.stringify({ message: "listening", port: uws.us_socket_local_port(socket) })}\n`);
+  });
+  process.on("SIGTERM", () => {
+    void store.close().then(() => process.exit(0));
+  });
+}
+
+const dataDir = process.argv[2];
+if (!dataDir) throw new Error("usage: group-commit-server.js <dataDir>");
+serve(dataDir);
