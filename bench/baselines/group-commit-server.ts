@@ -11,6 +11,7 @@
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
+import { whenBodyRead } from "./uws-body.js";
 
 const ANSWER = '{"success":true}';
 
@@ -40,16 +41,9 @@ function serve(dataDir: string): void {
   const uws = loadNativeUws();
   const app = uws.App();
   app.post("/*", (res) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    const chunks: Buffer[] = [];
-    res.onData((chunk, isLast) => {
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (!isLast) return;
+    whenBodyRead(res, (chunks, isAborted) => {
       const answer = () => {
-        if (!aborted) res.cork(() => res.writeHeader("content-type", "application/json").end(ANSWER));
+        if (!isAborted()) res.cork(() => res.writeHeader("content-type", "application/json").end(ANSWER));
       };
       queued.push({ body: Buffer.concat(chunks).toString("utf8"), answer });
       if (queued.length === 1) setImmediate(commitQueued);

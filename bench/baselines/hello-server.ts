@@ -7,6 +7,7 @@
  */
 import { createServer } from "node:http";
 import { loadNativeUws } from "../../src/http/load-uws.js";
+import { whenBodyRead } from "./uws-body.js";
 
 /** Exactly 60 bytes, the size of a small SDK answer. */
 export const HELLO_BODY = '{"success":true,"message":"hello world","padding":"xxxxxxx"}';
@@ -24,14 +25,7 @@ function serveUws(): void {
     });
   });
   app.post("/*", (res) => {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    const chunks: Buffer[] = [];
-    res.onData((chunk, isLast) => {
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (!isLast || aborted) return;
+    whenBodyRead(res, () => {
       res.cork(() => {
         res.writeHeader("content-type", "application/json").end(HELLO_BODY);
       });
