@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, request } from "../support/http.js";
-import { startServer, type TestServer } from "../support/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useAppServer } from "../support/app-server.js";
+import { request } from "../support/http.js";
 
 // Repeated evaluations may be answered from memory; these check that no change made through the service is missed.
 describe("evaluation answers stay fresh", () => {
-  let server: TestServer;
-  let keys: Awaited<ReturnType<typeof createApp>>;
+  const app = useAppServer();
   const evaluate = (query: string) =>
-    request(server.url, "GET", `/features/evaluated?${query}`, { token: keys.production.publishableKey }).then((reply) => reply.body.features.pro?.isEnabled);
+    request(app.server.url, "GET", `/features/evaluated?${query}`, { token: app.keys.production.publishableKey }).then((reply) => reply.body.features.pro?.isEnabled);
   const setRules = (rules: unknown[]) =>
-    request(server.url, "PUT", `/admin/environments/${keys.production.id}/features/pro/targeting`, { token: server.adminToken, body: { rules } });
-  const track = (path: string, body: unknown) => request(server.url, "POST", path, { token: keys.production.secretKey, body });
+    request(app.server.url, "PUT", `/admin/environments/${app.keys.production.id}/features/pro/targeting`, { token: app.server.adminToken, body: { rules } });
+  const track = (path: string, body: unknown) => request(app.server.url, "POST", path, { token: app.keys.production.secretKey, body });
 
   beforeAll(async () => {
-    server = await startServer();
-    keys = await createApp(server.url, server.adminToken);
-    await request(server.url, "PUT", `/admin/apps/${keys.app.id}/features/pro`, { token: server.adminToken, body: {} });
+    await request(app.server.url, "PUT", `/admin/apps/${app.keys.app.id}/features/pro`, { token: app.server.adminToken, body: {} });
     await setRules([{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }]);
-  });
-  afterAll(async () => {
-    await server.stop();
   });
 
   it("sees a company attribute tracked after the same context was evaluated", async () => {

@@ -5,9 +5,9 @@
  * not limited. Windows are fixed seconds: bursts start just after a second begins so they fit in one window.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../support/http.js";
-import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { useAppServer } from "../support/app-server.js";
+import { NATIVE_MODE } from "../support/server.js";
 
 const PER_ADDRESS = 5;
 
@@ -40,23 +40,14 @@ async function startOfSecond(): Promise<void> {
 }
 
 describe(`rate limiting per address (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
-  let server: TestServer;
-  let keys: Awaited<ReturnType<typeof createApp>>;
-
-  beforeAll(async () => {
-    server = await startServer({ env: { SWITCHYARD_RATE_LIMIT_PER_ADDRESS: String(PER_ADDRESS), SWITCHYARD_RATE_LIMIT_PER_KEY: "0" } });
-    keys = await createApp(server.url, server.adminToken);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const app = useAppServer({ env: { SWITCHYARD_RATE_LIMIT_PER_ADDRESS: String(PER_ADDRESS), SWITCHYARD_RATE_LIMIT_PER_KEY: "0" } });
 
   it("shares one budget per address across keys, answering 429 with Retry-After in the envelope", async () => {
-    const tokens = [keys.production.publishableKey, keys.production.secretKey, keys.development.publishableKey, "pub_production_guessed0123456789abcdefghijkl"];
+    const tokens = [app.keys.production.publishableKey, app.keys.production.secretKey, app.keys.development.publishableKey, "pub_production_guessed0123456789abcdefghijkl"];
     await startOfSecond();
     const replies: Reply[] = [];
     for (let index = 0; index < 4 * PER_ADDRESS; index++) {
-      replies.push(await call(server.port, "/features/evaluated", { headers: { authorization: `Bearer ${tokens[index % tokens.length]}` } }));
+      replies.push(await call(app.server.port, "/features/evaluated", { headers: { authorization: `Bearer ${tokens[index % tokens.length]}` } }));
     }
     const limited = replies.filter((reply) => reply.status === 429);
     // All in one window: the first PER_ADDRESS pass (200, or 401 for the guessed key), the rest are refused.
@@ -71,29 +62,29 @@ describe(`rate limiting per address (${NATIVE_MODE === "0" ? "native-free" : "na
   });
 
   it("keeps a separate budget for another address, ignores X-Forwarded-For, and never limits the admin API or /health", async () => {
-    const token = { authorization: `Bearer ${keys.production.publishableKey}` };
+    const token = { authorization: `Bearer ${app.keys.production.publishableKey}` };
     await startOfSecond();
-    for (let index = 0; index < 3 * PER_ADDRESS; index++) await call(server.port, "/features/evaluated", { headers: token });
-    const spoofed = await call(server.port, "/features/evaluated", { headers: { ...token, "x-forwarded-for": "203.0.113.7", forwarded: "for=203.0.113.7" } });
+    for (let index = 0; index < 3 * PER_ADDRESS; index++) await call(app.server.port, "/features/evaluated", { headers: token });
+    const spoofed = await call(app.server.port, "/features/evaluated", { headers: { ...token, "x-forwarded-for": "203.0.113.7", forwarded: "for=203.0.113.7" } });
     expect(spoofed.status).toBe(429);
     // The tracking API and POSTs share the address budget.
-    const tracking = await call(server.port, `/${keys.app.trackingKey}/event`, {
+    const tracking = await call(app.server.port, `/${app.keys.app.trackingKey}/event`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: '{"event":"e","userId":"u"}',
     });
     expect(tracking.status).toBe(429);
-    const other = await call(server.port, "/features/evaluated", { headers: token, localAddress: "127.0.0.2" });
+    const other = await call(app.server.port, "/features/evaluated", { headers: token, localAddress: "127.0.0.2" });
     expect(other.status).toBe(200);
     for (let index = 0; index < 3 * PER_ADDRESS; index++) {
-      expect((await call(server.port, "/admin/apps", { headers: { authorization: `Bearer ${server.adminToken}` } })).status).toBe(200);
-      expect((await call(server.port, "/health")).status).toBe(200);
+      expect((await call(app.server.port, "/admin/apps", { headers: { authorization: `Bearer ${app.server.adminToken}` } })).status).toBe(200);
+      expect((await call(app.server.port, "/health")).status).toBe(200);
     }
   });
 
   it("lets the address through again in the next window", async () => {
     await startOfSecond();
-    const reply = await call(server.port, "/features/evaluated", { headers: { authorization: `Bearer ${keys.production.publishableKey}` } });
+    const reply = await call(app.server.port, "/features/evaluated", { headers: { authorization: `Bearer ${app.keys.production.publishableKey}` } });
     expect(reply.status).toBe(200);
   });
 });

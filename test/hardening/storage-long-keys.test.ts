@@ -8,12 +8,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LogStore } from "../../native-free/storage/log-store.js";
 import { key, lastKeyPart, prefixRange, type KvStore } from "../../src/storage/kv.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
-import { adminRequest, createApp, request } from "../support/http.js";
-import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { useAppServer } from "../support/app-server.js";
+import { request } from "../support/http.js";
+import { NATIVE_MODE } from "../support/server.js";
 
 const ENV = "env_AbCdEfGhIjKl";
 const UUID_USER = "6f1c2b9e-2f4a-4c7e-9d61-3b8a1f0c5e27";
@@ -49,45 +50,35 @@ describe("store keys of 64+ characters (KvStore)", () => {
 });
 
 describe(`store keys of 64+ characters over HTTP (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
-  let server: TestServer;
-  let keys: Awaited<ReturnType<typeof createApp>>;
-  const admin = (method: string, path: string, body?: unknown) => adminRequest(server, method, path, body);
-
-  beforeAll(async () => {
-    server = await startServer();
-    keys = await createApp(server.url, server.adminToken);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const app = useAppServer();
 
   it(`lists, serves and evaluates a feature whose key is ${LONG_FEATURE.length} characters`, async () => {
-    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/${LONG_FEATURE}`, {})).status).toBe(200);
-    const listed = await admin("GET", `/admin/apps/${keys.app.id}/features`);
+    expect((await app.admin("PUT", `/admin/apps/${app.keys.app.id}/features/${LONG_FEATURE}`, {})).status).toBe(200);
+    const listed = await app.admin("GET", `/admin/apps/${app.keys.app.id}/features`);
     expect(listed.body.features.map((feature: { key: string }) => feature.key)).toContain(LONG_FEATURE);
-    const rules = await request(server.url, "GET", "/features", { token: keys.production.secretKey });
+    const rules = await request(app.server.url, "GET", "/features", { token: app.keys.production.secretKey });
     expect(rules.body.features.map((feature: { key: string }) => feature.key)).toContain(LONG_FEATURE);
-    const evaluated = await request(server.url, "GET", "/features/evaluated", { token: keys.production.publishableKey });
+    const evaluated = await request(app.server.url, "GET", "/features/evaluated", { token: app.keys.production.publishableKey });
     expect(Object.keys(evaluated.body.features)).toContain(LONG_FEATURE);
   });
 
   it(`reads back the membership of UUID user and company ids`, async () => {
-    const environment = keys.production.id;
-    const tracked = await request(server.url, "POST", "/company", { token: keys.production.secretKey, body: { companyId: UUID_COMPANY, userId: UUID_USER } });
+    const environment = app.keys.production.id;
+    const tracked = await request(app.server.url, "POST", "/company", { token: app.keys.production.secretKey, body: { companyId: UUID_COMPANY, userId: UUID_USER } });
     expect(tracked.status).toBe(200);
-    expect((await admin("GET", `/admin/environments/${environment}/users/${UUID_USER}`)).body.user.companyIds).toEqual([UUID_COMPANY]);
-    expect((await admin("GET", `/admin/environments/${environment}/companies/${UUID_COMPANY}`)).body.company.userIds).toEqual([UUID_USER]);
+    expect((await app.admin("GET", `/admin/environments/${environment}/users/${UUID_USER}`)).body.user.companyIds).toEqual([UUID_COMPANY]);
+    expect((await app.admin("GET", `/admin/environments/${environment}/companies/${UUID_COMPANY}`)).body.company.userIds).toEqual([UUID_USER]);
   });
 
   it(`shows an opt-in of a user with a UUID id`, async () => {
-    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/beta-editor`, { optInEnabled: true })).status).toBe(200);
+    expect((await app.admin("PUT", `/admin/apps/${app.keys.app.id}/features/beta-editor`, { optInEnabled: true })).status).toBe(200);
     const userId = `${UUID_USER}-0001`;
-    const optIn = await request(server.url, "POST", "/flags/opt-in", {
-      token: keys.production.publishableKey,
+    const optIn = await request(app.server.url, "POST", "/flags/opt-in", {
+      token: app.keys.production.publishableKey,
       body: { key: "beta-editor", optedIn: true, scope: "user", context: { user: { id: userId } } },
     });
     expect(optIn.status).toBe(200);
-    const evaluated = await request(server.url, "GET", `/features/evaluated?context.user.id=${userId}&key=beta-editor`, { token: keys.production.secretKey });
+    const evaluated = await request(app.server.url, "GET", `/features/evaluated?context.user.id=${userId}&key=beta-editor`, { token: app.keys.production.secretKey });
     expect(evaluated.body.features["beta-editor"].optIn.userOptedIn).toBe(true);
   });
 });

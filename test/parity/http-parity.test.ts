@@ -5,10 +5,10 @@
  */
 import { flattenJSON } from "@bucketco/flag-evaluation";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { FeatureDefinition } from "../../src/evaluation/index.js";
-import { adminRequest, createApp, request } from "../support/http.js";
-import { startServer, type TestServer } from "../support/server.js";
+import { useAppServer } from "../support/app-server.js";
+import { request } from "../support/http.js";
 import { featureDefinitions, stringAtom } from "./arbitraries.js";
 import { evaluateWithReference } from "./reference.js";
 
@@ -39,17 +39,7 @@ const RULESETS = 60;
 const CONTEXTS_PER_RULESET = 15;
 
 describe("evaluation parity over HTTP", () => {
-  let server: TestServer;
-  let keys: Awaited<ReturnType<typeof createApp>>;
-  const admin = (method: string, path: string, body?: unknown) => adminRequest(server, method, path, body);
-
-  beforeAll(async () => {
-    server = await startServer();
-    keys = await createApp(server.url, server.adminToken);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const app = useAppServer();
 
   it(`answers like the reference for ${RULESETS} random rulesets × ${CONTEXTS_PER_RULESET} random contexts`, { timeout: 120_000 }, async () => {
     const samples = fc.sample(fc.tuple(featureDefinitions(), fc.array(CONTEXT, { minLength: CONTEXTS_PER_RULESET, maxLength: CONTEXTS_PER_RULESET })), {
@@ -63,24 +53,24 @@ describe("evaluation parity over HTTP", () => {
     try {
       for (const [definitions, contexts] of samples) {
         // Start each ruleset from a clean app-level feature list.
-        for (const feature of (await admin("GET", `/admin/apps/${keys.app.id}/features`)).body.features as { key: string }[]) {
-          await admin("DELETE", `/admin/apps/${keys.app.id}/features/${encodeURIComponent(feature.key)}`);
+        for (const feature of (await app.admin("GET", `/admin/apps/${app.keys.app.id}/features`)).body.features as { key: string }[]) {
+          await app.admin("DELETE", `/admin/apps/${app.keys.app.id}/features/${encodeURIComponent(feature.key)}`);
         }
         let stored = true;
         for (const definition of definitions) {
           const path = encodeURIComponent(definition.key);
-          await admin("PUT", `/admin/apps/${keys.app.id}/features/${path}`, { stage: definition.stage });
-          const targeting = await admin("PUT", `/admin/environments/${keys.production.id}/features/${path}/targeting`, { rules: definition.targeting.rules });
-          const config = await admin("PUT", `/admin/environments/${keys.production.id}/features/${path}/config`, { variants: definition.config.variants });
+          await app.admin("PUT", `/admin/apps/${app.keys.app.id}/features/${path}`, { stage: definition.stage });
+          const targeting = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/targeting`, { rules: definition.targeting.rules });
+          const config = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/config`, { variants: definition.config.variants });
           // Trees the reference would also reject (a missing operand, say) are refused on save: nothing to compare.
           if (targeting.status !== 200 || config.status !== 200) stored = false;
         }
         if (!stored) continue;
         storedRulesets++;
-        const rules = await request<{ features: FeatureDefinition[] }>(server.url, "GET", "/features", { token: keys.production.secretKey });
+        const rules = await request<{ features: FeatureDefinition[] }>(app.server.url, "GET", "/features", { token: app.keys.production.secretKey });
         for (const context of contexts) {
           const query = queryOf(context);
-          const answer = await request(server.url, "GET", `/features/evaluated?${query}`, { token: keys.production.publishableKey });
+          const answer = await request(app.server.url, "GET", `/features/evaluated?${query}`, { token: app.keys.production.publishableKey });
           expect(answer.status, query).toBe(200);
           const expected = Object.fromEntries(evaluateWithReference(rules.body.features, context).map((item) => [item.key, JSON.parse(JSON.stringify(item))]));
           expect(answer.body.features, `context ${JSON.stringify(context)}\nrules ${JSON.stringify(rules.body.features)}`).toEqual(expected);
