@@ -63,8 +63,8 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: Number.POSITIVE_INFINITY,
-    // A tracking batch waits for its commit; letting a worker start the next batch meanwhile is what lets
-    // commits overlap (one task at a time per worker capped tracking at one commit per round trip).
+    // A tracking batch waits for its commit. Tasks that reach a worker while it commits are taken in together and
+    // share its next commit (one task at a time per worker capped tracking at one batch per commit).
     concurrentTasksPerWorker: CONCURRENT_TASKS_PER_WORKER,
     workerData: options.setup,
   });
