@@ -1,23 +1,63 @@
 /**
- * `node dist/bench/probe.js <scenario> [--workers N] [--cache-ms N] [--seconds N] [--driver wrk|autocannon]`: one
- * load scenario against a freshly seeded service (started and seeded as the benchmark runner does), reporting the
- * rate and the CPU each thread of the server spent per request, read from /proc/<pid>/task/<tid>/stat.
+ * `node dist/bench/probe.js <scenario> [options]`: one load scenario against a freshly seeded service (started and
+ * seeded as the benchmark runner does), reporting the rate and the CPU each thread of the server spent per request,
+ * read from /proc/<pid>/task/<tid>/stat. `--help` lists scenarios and options.
  *
  * For finding where time goes: V8's CPU profiler books uWebSockets.js's native work as "(idle)", and a thread that
  * is busy only part of the time says the load is bound by latency, not by that thread. Linux only (/proc).
- * Scenarios: evaluate-10, evaluate-50, enabled-50, event, bulk (1,000 events per body), hello-get, hello-post,
- * group-commit (bench/baselines/group-commit-server.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { bulkContextEntitiesBody, eventBody, featureDefinitions } from "./support/fixtures.js";
+import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp } from "./support/seed.js";
-import { BULK_SIZE, bulkRequests, evaluateRequests, eventRequests } from "./serving/requests.js";
+import { BULK_SIZE, bulkRequests, evaluateRequests, eventRequests, type ContextTraffic } from "./serving/requests.js";
 
-const SCENARIOS = ["evaluate-10", "evaluate-50", "enabled-50", "event", "bulk", "hello-get", "hello-post", "group-commit"] as const;
+const SCENARIOS = [
+  "evaluate-10",
+  "evaluate-50",
+  "evaluate-200",
+  "evaluate-1000",
+  "enabled-50",
+  "event",
+  "bulk",
+  "health",
+  "hello-get",
+  "hello-post",
+  "group-commit",
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
+
+const USAGE = `node dist/bench/probe.js <scenario> [options]
+
+Runs one load scenario against a freshly seeded service on 127.0.0.1 and prints the rate, latency and the CPU each
+server thread spent per request (from /proc; Linux only).
+
+Scenarios:
+  evaluate-N     GET /features/evaluated with N features (10, 50, 200, 1000)
+  enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
+  event          POST /event, one event per request
+  bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight
+  health         GET /health: the service's own cost of a request that does nothing
+  hello-get      a bare uWebSockets.js hello-world GET (the transport ceiling)
+  hello-post     a bare uWebSockets.js hello-world POST
+  group-commit   a bare uWebSockets.js POST that commits each body to LMDB before answering
+
+Options:
+  --workers N        SWITCHYARD_WORKERS of the service (default 1; 0 runs jobs inline)
+  --cache-ms N       SWITCHYARD_EVALUATION_CACHE_MS (default 1000, the service's default)
+  --contexts KIND    distinct (default: random pairs of 10,000 users × 200 companies) or repeated (1,000 users in turn)
+  --seconds N        length of the measured run (default 5, after 2 s of warm-up)
+  --repeats N        measured runs on the same server, each reported (default 1)
+  --connections N    connections (default 50; bulk 8)
+  --driver NAME      wrk (default when installed) or autocannon
+  --profile DIR      run the service with --cpu-prof into DIR (one .cpuprofile per thread)
+  --body-bytes N     hello-get: answer with a body of N bytes (the transport's cost of a large answer)
+  --node-arg ARG     an option for the service's node, e.g. --perf-basic-prof for perf (repeatable)
+  --env K=V          further SWITCHYARD_* settings (repeatable)
+  --help             this text
+`;
 
 /** Clock ticks of CPU (user + system) per thread, by thread id. */
 function threadTicks(pid: number): Map<string, { name: string; ticks: number }> {
@@ -35,28 +75,46 @@ function threadTicks(pid: number): Map<string, { name: string; ticks: number }> 
   return threads;
 }
 
-async function serverFor(scenario: Scenario, workers: number, cacheMs: number, dataDir: string): Promise<{ server: Listening; requests: RequestSpec[] }> {
+interface ProbeOptions {
+  /** Options for the service's node (e.g. --perf-basic-prof, for `perf record`). */
+  nodeArgs: string[];
+  /** hello-get only: the answer's size. */
+  bodyBytes: number | undefined;
+  workers: number;
+  cacheMs: number;
+  contexts: ContextTraffic;
+  profileDir: string | undefined;
+  env: Record<string, string>;
+}
+
+async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: string): Promise<{ server: Listening; requests: RequestSpec[] }> {
   if (scenario === "group-commit") {
     const server = await startGroupCommitServer(dataDir);
     return { server, requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }] };
   }
   if (scenario === "hello-get" || scenario === "hello-post") {
-    const server = await startHelloServer("uws");
+    const server = await startHelloServer("uws", scenario === "hello-get" ? options.bodyBytes : undefined);
     const requests: RequestSpec[] =
       scenario === "hello-get"
         ? [{ method: "GET", path: "/hello", headers: {} }]
         : [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }];
     return { server, requests };
   }
-  const server = await startService({ dataDir, workers, native: true, env: { SWITCHYARD_EVALUATION_CACHE_MS: String(cacheMs) } });
-  const app = await seedApp(server.url, "probe", featureDefinitions(scenario.endsWith("-50") ? 50 : 10));
-  await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
-  const requests =
-    scenario === "event"
+  const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
+  const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`, "--cpu-prof-interval=250"])];
+  const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
+  const features = Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
+  const app = await seedApp(server.url, "probe", featureDefinitions(features));
+  if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
+  else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
+  const requests: RequestSpec[] =
+    scenario === "health"
+      ? [{ method: "GET", path: "/health", headers: {} }]
+      : scenario === "event"
       ? eventRequests(app)
       : scenario === "bulk"
         ? bulkRequests(app)
-        : evaluateRequests(app, { onlyEnabled: scenario === "enabled-50" });
+        : evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: options.contexts });
   return { server, requests };
 }
 
@@ -66,39 +124,69 @@ async function main(): Promise<void> {
     options: {
       workers: { type: "string", default: "1" },
       "cache-ms": { type: "string", default: "1000" },
+      contexts: { type: "string", default: "distinct" },
       seconds: { type: "string", default: "5" },
+      repeats: { type: "string", default: "1" },
+      connections: { type: "string" },
       driver: { type: "string" },
+      profile: { type: "string" },
+      "body-bytes": { type: "string" },
+      "node-arg": { type: "string", multiple: true, default: [] },
+      env: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const scenario = positionals[0] as Scenario;
-  if (!SCENARIOS.includes(scenario)) throw new Error(`usage: probe.js <${SCENARIOS.join("|")}> [--workers N] [--cache-ms N] [--seconds N]`);
+  if (!SCENARIOS.includes(scenario)) {
+    process.stderr.write(`${positionals[0] === undefined ? "No scenario given." : `Unknown scenario ${positionals[0]}.`}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (values.contexts !== "distinct" && values.contexts !== "repeated") throw new Error("--contexts must be distinct or repeated");
+  const options: ProbeOptions = {
+    nodeArgs: values["node-arg"],
+    bodyBytes: values["body-bytes"] === undefined ? undefined : Number(values["body-bytes"]),
+    workers: Number(values.workers),
+    cacheMs: Number(values["cache-ms"]),
+    contexts: values.contexts,
+    profileDir: values.profile,
+    env: Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
+  };
   const driver = (values.driver ?? detectDriver()) as Driver;
   const scratch = tempDir("switchyard-probe-");
   const data = tempDir("switchyard-probe-data-");
-  const { server, requests } = await serverFor(scenario, Number(values.workers), Number(values["cache-ms"]), data.path);
+  const { server, requests } = await serverFor(scenario, options, data.path);
   const lines: string[] = [];
   try {
     const itemsPerRequest = scenario === "bulk" ? BULK_SIZE : 1;
-    const spec: LoadSpec = { baseUrl: server.url, requests, connections: scenario === "bulk" ? 8 : 50, durationSeconds: 2 };
+    const connections = values.connections !== undefined ? Number(values.connections) : scenario === "bulk" ? 8 : 50;
+    const spec: LoadSpec = { baseUrl: server.url, requests, connections, durationSeconds: 2 };
     await runLoad(driver, spec, scratch.path); // warm-up
-    const before = threadTicks(server.pid);
-    const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds) }, scratch.path);
-    const after = threadTicks(server.pid);
-    const items = result.requests * itemsPerRequest;
-    const unit = itemsPerRequest > 1 ? "event" : "request";
-    lines.push(
-      `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
-        `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,
-    );
-    // Linux counts CPU in ticks of 10 ms (USER_HZ 100).
-    const rows = [...after]
-      .map(([tid, thread]) => ({ name: thread.name, ms: (thread.ticks - (before.get(tid)?.ticks ?? 0)) * 10 }))
-      .filter((row) => row.ms > 0)
-      .sort((a, b) => b.ms - a.ms);
-    for (const row of rows.slice(0, 8)) {
-      const perItem = (row.ms * 1000) / items;
-      const busy = (row.ms / (result.durationSeconds * 1000)) * 100;
-      lines.push(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit}   ${busy.toFixed(0).padStart(3)} % of a core`);
+    for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
+      const before = threadTicks(server.pid);
+      const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds) }, scratch.path);
+      const after = threadTicks(server.pid);
+      const items = result.requests * itemsPerRequest;
+      const unit = itemsPerRequest > 1 ? "event" : "request";
+      lines.push(
+        `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms, ${options.contexts} contexts): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
+          `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,
+      );
+      // Linux counts CPU in ticks of 10 ms (USER_HZ 100).
+      const rows = [...after]
+        .map(([tid, thread]) => ({ name: thread.name, ms: (thread.ticks - (before.get(tid)?.ticks ?? 0)) * 10 }))
+        .filter((row) => row.ms > 0)
+        .sort((a, b) => b.ms - a.ms);
+      const total = rows.reduce((sum, row) => sum + row.ms, 0);
+      for (const row of [...rows.slice(0, 6), { name: "all threads", ms: total }]) {
+        const perItem = (row.ms * 1000) / items;
+        const busy = (row.ms / (result.durationSeconds * 1000)) * 100;
+        lines.push(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit}   ${busy.toFixed(0).padStart(3)} % of a core`);
+      }
     }
   } finally {
     await server.stop();

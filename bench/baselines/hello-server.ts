@@ -4,6 +4,8 @@
  * listens on 127.0.0.1 with an ephemeral port and prints `{"message":"listening","port":N}`.
  *
  * GET answers at once; POST first reads the whole body (copying chunks, as the real front end must), then answers.
+ * `node hello-server.js uws BYTES` answers GETs with a JSON body of BYTES bytes instead: the transport's cost of an
+ * answer as large as an evaluation's.
  */
 import { createServer } from "node:http";
 import { loadNativeUws } from "../../src/http/load-uws.js";
@@ -16,12 +18,19 @@ function announce(port: number): void {
   process.stdout.write(`${JSON.stringify({ message: "listening", port })}\n`);
 }
 
-function serveUws(): void {
+/** A JSON body of exactly `bytes` bytes (at least the hello body's 60). */
+export function paddedBody(bytes: number): Buffer {
+  const padding = Math.max(0, bytes - HELLO_BODY.length);
+  return Buffer.from(`{"success":true,"message":"hello world","padding":"${"x".repeat(7 + padding)}"}`);
+}
+
+function serveUws(getBodyBytes: number | undefined): void {
   const uws = loadNativeUws();
   const app = uws.App();
+  const getBody = getBodyBytes === undefined ? HELLO_BODY : paddedBody(getBodyBytes);
   app.get("/*", (res) => {
     res.cork(() => {
-      res.writeHeader("content-type", "application/json").end(HELLO_BODY);
+      res.writeHeader("content-type", "application/json").end(getBody);
     });
   });
   app.post("/*", (res) => {
@@ -62,7 +71,7 @@ function serveNode(): void {
 // Run only as an entry point (the report imports HELLO_BODY).
 if (process.argv[1]?.endsWith("hello-server.js")) {
   const kind = process.argv[2] ?? "uws";
-  if (kind === "uws") serveUws();
+  if (kind === "uws") serveUws(process.argv[3] === undefined ? undefined : Number(process.argv[3]));
   else if (kind === "node") serveNode();
   else throw new Error(`unknown hello-world server kind ${kind}`);
   process.on("SIGTERM", () => process.exit(0));

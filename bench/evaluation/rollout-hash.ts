@@ -1,10 +1,18 @@
-/** The rollout bucket: one-shot crypto.hash against createHash, and a hit in the per-ruleset cache. */
-import { createHash } from "node:crypto";
+/**
+ * The rollout bucket: one-shot crypto.hash with a latin1 digest (what rolloutBucket does) against the same with a
+ * Buffer digest and against createHash, and a hit in the per-ruleset cache.
+ */
+import { createHash, hash } from "node:crypto";
 import { RolloutBucketCache, rolloutBucket } from "../../src/evaluation/rollout-hash.js";
 import { consume, runMicro, type MicroFigure, type MicroOptions } from "../support/micro.js";
 
 function bucketWithCreateHash(input: string): number {
   const digest = createHash("sha256").update(input).digest();
+  return Math.floor(((digest.readUInt32LE(0) & 0xfffff) / 0xfffff) * 100_000);
+}
+
+function bucketWithBufferDigest(input: string): number {
+  const digest = hash("sha256", input, "buffer");
   return Math.floor(((digest.readUInt32LE(0) & 0xfffff) / 0xfffff) * 100_000);
 }
 
@@ -18,7 +26,8 @@ export async function benchRolloutHash(options: MicroOptions): Promise<MicroFigu
   return runMicro(
     "rollout hash",
     [
-      { name: "rolloutBucket (crypto.hash one-shot)", fn: () => consume(rolloutBucket(inputs[next++ % inputs.length]!)) },
+      { name: "rolloutBucket (crypto.hash one-shot, latin1 digest)", fn: () => consume(rolloutBucket(inputs[next++ % inputs.length]!)) },
+      { name: "crypto.hash one-shot, Buffer digest", fn: () => consume(bucketWithBufferDigest(inputs[next++ % inputs.length]!)) },
       { name: "createHash('sha256') bucket", fn: () => consume(bucketWithCreateHash(inputs[next++ % inputs.length]!)) },
       { name: "RolloutBucketCache hit", fn: () => consume(cache.bucket(returning[next++ % returning.length]!)) },
     ],

@@ -1,5 +1,5 @@
 /** The request streams the load scenarios cycle through, built from a seeded app's keys. */
-import { bulkEventsBody, contextQuery, DISTINCT_USERS, eventBody } from "../support/fixtures.js";
+import { bulkEventsBody, contextQuery, DISTINCT_USERS, eventBody, trafficQueries } from "../support/fixtures.js";
 import { bearer } from "../support/lab.js";
 import type { RequestSpec } from "../support/load.js";
 import type { SeededApp } from "../support/seed.js";
@@ -7,10 +7,25 @@ import type { SeededApp } from "../support/seed.js";
 /** Events per `/bulk` body. */
 export const BULK_SIZE = 1000;
 
-/** GET /features/evaluated (or /enabled) for 1,000 users in turn, `contextSize` context parameters each. */
-export function evaluateRequests(app: SeededApp, options: { contextSize?: number; onlyEnabled?: boolean } = {}): RequestSpec[] {
+/**
+ * The two kinds of evaluation traffic: `distinct`, contexts drawn from 10,000 users × 200 companies (what real
+ * traffic looks like, the headline figures); `repeated`, 1,000 users in turn, mostly answered from the answer cache.
+ */
+export type ContextTraffic = "distinct" | "repeated";
+
+let distinctQueries: string[] | undefined;
+
+/**
+ * GET /features/evaluated (or /enabled): distinct contexts by default, or 1,000 users in turn with `contextSize`
+ * context parameters each.
+ */
+export function evaluateRequests(app: SeededApp, options: { contextSize?: number; onlyEnabled?: boolean; traffic?: ContextTraffic } = {}): RequestSpec[] {
   const route = options.onlyEnabled ? "/features/enabled" : "/features/evaluated";
   const headers = bearer(app.publishableKey);
+  if ((options.traffic ?? "distinct") === "distinct") {
+    distinctQueries ??= trafficQueries();
+    return distinctQueries.map((query) => ({ method: "GET", path: `${route}?${query}`, headers }));
+  }
   return Array.from({ length: DISTINCT_USERS }, (_, index) => ({
     method: "GET",
     path: `${route}?${contextQuery(index, options.contextSize ?? 6)}`,

@@ -6,10 +6,23 @@
 import type { FeatureDefinition, Filter } from "../../src/evaluation/index.js";
 import type { ContextOperator } from "../../src/schemas/rules.js";
 import type { EventRecord } from "../../src/tracking/records.js";
+import { seededRandom } from "../../tools/support/seeded-random.js";
 
-/** How many distinct users (and so rollout buckets) the load cycles through. */
+/** How many distinct users (and so rollout buckets) the repeated-context load cycles through. */
 export const DISTINCT_USERS = 1000;
 export const DISTINCT_COMPANIES = 100;
+
+/**
+ * The traffic a real product sends (issue 15): contexts drawn at random from 10,000 users × 200 companies, so that
+ * almost every request is a context the service has not just seen.
+ */
+export const TRAFFIC_USERS = 10_000;
+export const TRAFFIC_COMPANIES = 200;
+/**
+ * Requests in a distinct-context list. A load generator cycles through it: at 50,000 req/s it comes round every 2 s,
+ * past the answer cache's default 1 s, so no answer is ever reused.
+ */
+export const TRAFFIC_REQUESTS = 100_000;
 
 const PLANS = ["free", "pro", "business", "enterprise"] as const;
 const ROLES = ["member", "admin", "owner"] as const;
@@ -110,6 +123,44 @@ export function contextObject(index: number, size = 6): Record<string, unknown> 
     node[segments[segments.length - 1]!] = value;
   }
   return root;
+}
+
+/** Traffic user `user` of company `company` as the query parameters a browser SDK sends. */
+export function trafficContextParams(user: number, company: number): [string, string][] {
+  return [
+    ["context.user.id", `u${user}`],
+    ["context.user.email", `user${user}@${user % 4 === 0 ? "acme" : "example"}.com`],
+    ["context.company.id", `c${company}`],
+    ["context.company.plan", pick(PLANS, company)],
+    ["context.company.seats", String((company * 7) % 60)],
+  ];
+}
+
+/** `count` distinct-context query strings, each a random (user, company) pair, the same for the same seed. */
+export function trafficQueries(count = TRAFFIC_REQUESTS, seed = 15): string[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, () => {
+    const user = Math.floor(random() * TRAFFIC_USERS);
+    const company = Math.floor(random() * TRAFFIC_COMPANIES);
+    return new URLSearchParams(trafficContextParams(user, company)).toString();
+  });
+}
+
+/**
+ * `/bulk` bodies (each within the 10,000-item limit) storing every traffic user and company with the attributes the
+ * rules read only from stored data (user.role, company.createdAt): evaluation merges remote context on every request.
+ */
+export function trafficEntitiesBodies(): Record<string, unknown>[][] {
+  const companies: Record<string, unknown>[] = [];
+  for (let company = 0; company < TRAFFIC_COMPANIES; company++) {
+    companies.push({ type: "company", companyId: `c${company}`, attributes: { name: `Company ${company}`, createdAt: company % 3 === 0 ? "2022-06-01" : "2024-02-15" } });
+  }
+  const users: Record<string, unknown>[] = [];
+  for (let user = 0; user < TRAFFIC_USERS; user++) {
+    users.push({ type: "user", userId: `u${user}`, attributes: { name: `User ${user}`, role: pick(ROLES, user), signedUp: "2024-01-10" } });
+  }
+  const half = TRAFFIC_USERS / 2;
+  return [[...companies, ...users.slice(0, half)], users.slice(half)];
 }
 
 /** A single `/event` body: a usage event of user `index`. */

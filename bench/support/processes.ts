@@ -33,6 +33,8 @@ export interface ServiceOptions {
   native: boolean;
   /** Further SWITCHYARD_* settings. */
   env?: Record<string, string>;
+  /** Options for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
 }
 
 export interface RunningService extends Listening {
@@ -41,7 +43,7 @@ export interface RunningService extends Listening {
 
 /** Starts `node dist/src/cli/main.js serve` on 127.0.0.1 with an ephemeral port. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const listening = await spawnListening([CLI, "serve"], {
+  const listening = await spawnListening([...(options.nodeArgs ?? []), CLI, "serve"], {
     NODE_ENV: "production",
     SWITCHYARD_PORT: "0",
     SWITCHYARD_HOST: "127.0.0.1",
@@ -60,9 +62,13 @@ export function startGroupCommitServer(dataDir: string): Promise<Listening> {
   return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir], {});
 }
 
-/** The bare uWebSockets.js or node:http hello-world server (bench/baselines/hello-server.js). */
-export function startHelloServer(kind: "uws" | "node"): Promise<Listening> {
-  return spawnListening([resolve(import.meta.dirname, "../baselines/hello-server.js"), kind], {});
+/**
+ * The bare uWebSockets.js or node:http hello-world server (bench/baselines/hello-server.js); with `getBodyBytes`, a
+ * uWebSockets.js one whose GET answers are that large.
+ */
+export function startHelloServer(kind: "uws" | "node", getBodyBytes?: number): Promise<Listening> {
+  const args = [resolve(import.meta.dirname, "../baselines/hello-server.js"), kind, ...(getBodyBytes === undefined ? [] : [String(getBodyBytes)])];
+  return spawnListening(args, {});
 }
 
 /** A fresh temporary directory, removed by the returned function. */

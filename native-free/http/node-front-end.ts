@@ -206,7 +206,8 @@ function send(exchange: Exchange, response: ApiResponse, closeConnection = false
   if (response.headers) for (const name in response.headers) res.setHeader(name, response.headers[name]!);
   if (closeConnection) res.setHeader("connection", "close");
   // No writeHead(): left implicit, end() knows the whole body and sends a content-length instead of chunking.
-  res.end(response.body);
+  // node:http keeps a reference to bytes it cannot send at once; a transient body must be copied for it.
+  res.end(response.transient === true && typeof response.body !== "string" ? Buffer.from(response.body) : response.body);
 }
 
 function startStream(exchange: Exchange, response: StreamResponse): void {

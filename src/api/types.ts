@@ -25,6 +25,11 @@ export interface ApiResponse {
   headers?: Record<string, string>;
   /** JSON text or bytes; empty string for no body. */
   body: string | Uint8Array;
+  /**
+   * The body's bytes are a view of a buffer the next evaluation reuses: a front end must have written or copied them
+   * by the time it returns from writing the response.
+   */
+  transient?: boolean;
 }
 
 /** A long-lived response (Server-Sent Events). */

@@ -2,7 +2,8 @@ import { evaluateFeatureRules } from "@bucketco/flag-evaluation";
 import { describe, expect, it } from "vitest";
 
 import type { Filter } from "../schemas/rules.js";
-import { compileFilter, type EvaluationScope } from "./compile-filter.js";
+import { compileFilter, createScope, missingNames } from "./compile-filter.js";
+import { FieldRegistry } from "./field-registry.js";
 import { flattenContext } from "./flatten-context.js";
 import { RolloutCaches } from "./rollout-hash.js";
 
@@ -15,9 +16,11 @@ const not = (filter: Filter): Filter => ({ type: "negation", filter });
 
 /** Runs one compiled filter and the reference on the same context; returns ours after checking they agree. */
 function evaluateBoth(filter: Filter, context: Record<string, unknown>) {
-  const scope: EvaluationScope = { flat: flattenContext(context), missing: null };
-  const result = compileFilter(filter).run(scope);
-  const ours = { result, missing: scope.missing ?? [] };
+  const fields = new FieldRegistry();
+  const compiled = compileFilter(filter, new RolloutCaches(), fields);
+  const scope = createScope(fields.valuesOf(flattenContext(context)), fields);
+  const result = compiled.run(scope);
+  const ours = { result, missing: missingNames(scope, fields) };
   const reference = evaluateFeatureRules({ context, featureKey: "f", rules: [{ filter, value: true }] });
   expect(ours).toEqual({ result: reference.ruleEvaluationResults[0], missing: reference.missingContextFields });
   return ours;
@@ -89,9 +92,10 @@ describe("compileFilter", () => {
     const caches = new RolloutCaches();
     const byUser: Filter = { type: "rolloutPercentage", key: "k", partialRolloutAttribute: "user.id", partialRolloutThreshold: 5 };
     const byCompany: Filter = { ...byUser, partialRolloutAttribute: "company.id" };
-    const scope = { flat: flattenContext({ user: { id: "u1" }, company: { id: "c1" } }), missing: null };
-    compileFilter(byUser, caches).run(scope);
-    compileFilter(byCompany, caches).run(scope);
+    const fields = new FieldRegistry();
+    const compiled = [compileFilter(byUser, caches, fields), compileFilter(byCompany, caches, fields)];
+    const scope = createScope(fields.valuesOf(flattenContext({ user: { id: "u1" }, company: { id: "c1" } })), fields);
+    for (const filter of compiled) filter.run(scope);
     expect(caches.keyCount).toBe(1);
     expect(caches.for("k").has("u1")).toBe(true);
     expect(caches.for("k").has("c1")).toBe(true);

@@ -9,14 +9,28 @@ import {
   inheritedFieldValue,
   reportsMissingField,
 } from "./operators.js";
+import { FieldRegistry } from "./field-registry.js";
 import { ROLLOUT_SCALE, rolloutBucket, RolloutCaches } from "./rollout-hash.js";
 
-/** What the closures of one evaluation share: the flattened context and where missing fields are reported. */
+/** What the closures of one evaluation share: the context's field values and where missing fields are reported. */
 export interface EvaluationScope {
-  /** The flattened context, or at least its entries for the fields the filters read (see compileFilter). */
-  readonly flat: ReadonlyMap<string, string>;
-  /** Missing fields of the rule list being evaluated, in first-report order; null until the first one. */
-  missing: string[] | null;
+  /** The flattened context's value of each field the filters read, indexed by field id (see compileFilter). */
+  values: ArrayLike<string | undefined>;
+  /** Ids of the fields reported missing by the rule list being evaluated, in first-report order: the first `missingCount`. */
+  readonly missing: Int32Array;
+  missingCount: number;
+}
+
+/** A scope over `values` with room to report every field of `fields` missing. */
+export function createScope(values: ArrayLike<string | undefined>, fields: FieldRegistry): EvaluationScope {
+  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0 };
+}
+
+/** The names of the fields the scope reports missing, in report order. */
+export function missingNames(scope: EvaluationScope, fields: FieldRegistry): string[] {
+  const names = new Array<string>(scope.missingCount);
+  for (let index = 0; index < scope.missingCount; index++) names[index] = fields.names[scope.missing[index]!]!;
+  return names;
 }
 
 /** A compiled filter: its result for the scope's context. */
@@ -37,24 +51,22 @@ function constant(value: boolean): CompiledFilter {
 
 /**
  * Compiles a filter that passed `validateFilterTree`, so its depth is at most 32 and recursion is safe. Rollout
- * filters take their bucket cache from `caches` (one per ruleset). Every context field the filter reads is added to
- * `fields`: a scope's `flat` must hold the flattened context's entry for each of them, and needs no others. Throws only on a shape validation rejects;
- * callers compile validated trees and catch anyway.
+ * filters take their bucket cache from `caches` (one per ruleset). Every context field the filter reads is registered
+ * in `fields`: a scope's `values` must hold the flattened context's value of each of them at its id. Throws only on a
+ * shape validation rejects; callers compile validated trees and catch anyway.
  */
 export function compileFilter(
   filter: Filter,
   caches: RolloutCaches = new RolloutCaches(),
-  fields: Set<string> = new Set(),
+  fields: FieldRegistry = new FieldRegistry(),
 ): CompiledFilter {
   switch (filter.type) {
     case "constant":
       return constant(filter.value);
     case "context":
-      if (typeof filter.field === "string") fields.add(filter.field);
-      return compileContextFilter(filter);
+      return compileContextFilter(filter, fields.idOf(String(filter.field)));
     case "rolloutPercentage":
-      if (typeof filter.partialRolloutAttribute === "string") fields.add(filter.partialRolloutAttribute);
-      return compileRolloutFilter(filter, caches);
+      return compileRolloutFilter(filter, caches, fields.idOf(String(filter.partialRolloutAttribute)));
     case "group":
       return compileGroup(filter, caches, fields);
     case "negation": {
@@ -69,20 +81,21 @@ export function compileFilter(
 }
 
 /** Records a missing field once, keeping the first-report order of the reference's Set. */
-export function reportMissing(scope: EvaluationScope, field: string): void {
-  const missing = scope.missing;
-  if (missing === null) scope.missing = [field];
-  else if (!missing.includes(field)) missing.push(field);
+export function reportMissing(scope: EvaluationScope, fieldId: number): void {
+  const { missing, missingCount } = scope;
+  for (let index = 0; index < missingCount; index++) if (missing[index] === fieldId) return;
+  missing[missingCount] = fieldId;
+  scope.missingCount = missingCount + 1;
 }
 
-function compileContextFilter(filter: ContextFilter): CompiledFilter {
+function compileContextFilter(filter: ContextFilter, fieldId: number): CompiledFilter {
   const { field, operator } = filter;
   const test = compileFieldTest(operator, filter.values ?? []);
   if (inheritedFieldValue(field) !== undefined) {
     const whenAbsent = inheritedFieldResult(operator);
     return {
       run: (scope) => {
-        const value = scope.flat.get(field);
+        const value = scope.values[fieldId];
         return value === undefined ? whenAbsent : test(value);
       },
       constant: undefined,
@@ -93,7 +106,7 @@ function compileContextFilter(filter: ContextFilter): CompiledFilter {
     const whenAbsent = test("");
     return {
       run: (scope) => {
-        const value = scope.flat.get(field);
+        const value = scope.values[fieldId];
         return value === undefined ? whenAbsent : test(value);
       },
       constant: undefined,
@@ -101,9 +114,9 @@ function compileContextFilter(filter: ContextFilter): CompiledFilter {
   }
   return {
     run: (scope) => {
-      const value = scope.flat.get(field);
+      const value = scope.values[fieldId];
       if (value === undefined) {
-        reportMissing(scope, field);
+        reportMissing(scope, fieldId);
         return false;
       }
       return test(value);
@@ -112,7 +125,7 @@ function compileContextFilter(filter: ContextFilter): CompiledFilter {
   };
 }
 
-function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCaches): CompiledFilter {
+function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCaches, fieldId: number): CompiledFilter {
   const { partialRolloutAttribute: attribute, partialRolloutThreshold: threshold } = filter;
   const prefix = `${filter.key}.`;
   const buckets = caches.for(filter.key);
@@ -122,10 +135,10 @@ function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCa
   const whenAbsent = inherited === undefined ? undefined : rolloutBucket(`${prefix}${String(inherited)}`) < threshold;
   return {
     run: (scope) => {
-      const value = scope.flat.get(attribute);
+      const value = scope.values[fieldId];
       if (value === undefined) {
         if (whenAbsent !== undefined) return whenAbsent;
-        reportMissing(scope, attribute);
+        reportMissing(scope, fieldId);
         return false;
       }
       return decided ?? buckets.bucket(value) < threshold;
@@ -139,7 +152,7 @@ function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCa
  * member equal to the neutral element (true for `and`) is dropped; one equal to the deciding value fixes the result,
  * but the members before it still run for their missing-field reports, and the members after it never run.
  */
-function compileGroup(filter: GroupFilter, caches: RolloutCaches, fields: Set<string>): CompiledFilter {
+function compileGroup(filter: GroupFilter, caches: RolloutCaches, fields: FieldRegistry): CompiledFilter {
   const isAnd = filter.operator === "and";
   const members: FilterFn[] = [];
   for (const member of filter.filters) {

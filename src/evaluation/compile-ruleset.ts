@@ -5,7 +5,9 @@
  */
 import { type Filter, validateFilterTree } from "../schemas/rules.js";
 import type { ValidationIssue } from "../errors/catalogue.js";
-import { compileFilter, type FilterFn } from "./compile-filter.js";
+import { ItemCache } from "./answer-writer.js";
+import { compileFilter, createScope, type EvaluationScope, type FilterFn } from "./compile-filter.js";
+import { FieldRegistry } from "./field-registry.js";
 import { RolloutCaches } from "./rollout-hash.js";
 import { type FieldTrie, fieldTrie } from "./flatten-context.js";
 import type { FeatureDefinition } from "./types.js";
@@ -36,6 +38,14 @@ export interface CompiledFeature {
   readonly variants: readonly CompiledVariant[];
   /** Set when the feature allows opt-in. */
   readonly optIn: { readonly description: string | null } | undefined;
+  /** How many targeting rules and config variants are evaluated (a list that could not compile counts as all false). */
+  readonly targetingRuleCount: number;
+  readonly variantRuleCount: number;
+  /** The results of a list whose rules are all constant, as bits (rule i is bit i); 0 otherwise. */
+  readonly constantTargetingBits: number;
+  readonly constantVariantBits: number;
+  /** This feature's item bytes by outcome (see answer-writer.ts). */
+  readonly items: ItemCache;
   /** `"<key>":{"key":"<key>","isEnabled":` */
   readonly itemHead: string;
   /** `,"targetingVersion":…,"stage":…,"ruleEvaluationResults":` */
@@ -57,12 +67,18 @@ export class CompiledRuleset {
   readonly byKey = new Map<string, CompiledFeature>();
   /** Rollout hashing dominates evaluation cost, and a ruleset sees the same users again and again. */
   readonly rolloutCaches = new RolloutCaches();
-  /** Every context field a compiled rule reads; evaluation resolves only these (see resolveFields). */
-  readonly fields = new Set<string>();
+  /** Every context field a compiled rule reads, by id; evaluation resolves only these (see resolveFields). */
+  readonly fields = new FieldRegistry();
   /** `fields` as resolveFields walks them; set once compilation is done. */
   fieldTrie: FieldTrie = fieldTrie([]);
   /** JSON strings of the field names serializeEvaluation has written as missing. */
   readonly fieldJson = new Map<string, string>();
+  /** The features in the order a JSON object of them lists its keys: array-index keys first, ascending. */
+  answerOrder: readonly CompiledFeature[] = [];
+  /** The encoded answer heads of the last flagStateVersion answered (see answer-writer.ts). */
+  readonly answerHeads = { version: -1, used: new Uint8Array(), unused: new Uint8Array() };
+  /** Reused by every evaluation of this ruleset (evaluation is synchronous); sized once compilation is done. */
+  scope: EvaluationScope = createScope([], new FieldRegistry());
   /** Keys of the features whose targeting or config could not be compiled, with why. */
   readonly compileFailures: { key: string; part: "targeting" | "config"; issues: ValidationIssue[] }[] = [];
 }
@@ -80,7 +96,12 @@ export function compileRuleset(definitions: readonly FeatureDefinition[]): Compi
     ruleset.byKey.set(feature.key, feature);
   }
   ruleset.rolloutCaches.sizeGenerations();
-  ruleset.fieldTrie = fieldTrie(ruleset.fields);
+  ruleset.fieldTrie = fieldTrie(ruleset.fields.names);
+  ruleset.scope = createScope([], ruleset.fields);
+  ruleset.answerOrder = [
+    ...ruleset.features.filter((feature) => feature.isArrayIndexKey).sort((a, b) => Number(a.key) - Number(b.key)),
+    ...ruleset.features.filter((feature) => !feature.isArrayIndexKey),
+  ];
   return ruleset;
 }
 
@@ -137,6 +158,11 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
     variantRules: variantRules.rules,
     variants,
     optIn: definition.optIn ? { description: typeof definition.optIn.description === "string" ? definition.optIn.description : null } : undefined,
+    targetingRuleCount: ruleCount(targeting.rules),
+    variantRuleCount: ruleCount(variantRules.rules),
+    constantTargetingBits: constantBits(targeting.rules),
+    constantVariantBits: constantBits(variantRules.rules),
+    items: new ItemCache(),
     itemHead: `${keyJson}:{"key":${keyJson},"isEnabled":`,
     afterIsEnabled: `,"targetingVersion":${targetingVersion},"stage":${JSON.stringify(stage)},"ruleEvaluationResults":`,
     defaultConfigHead: `{"key":null,"payload":null,${versionsJson},"default":true,"ruleEvaluationResults":`,
@@ -146,6 +172,19 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
 }
 
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+function ruleCount(rules: CompiledRules): number {
+  return rules.constantResults?.length ?? rules.runs.length;
+}
+
+function constantBits(rules: CompiledRules): number {
+  let bits = 0;
+  // Only read for lists the answer writer handles (at most 24 rules).
+  rules.constantResults?.forEach((result, index) => {
+    if (result && index < 31) bits |= 1 << index;
+  });
+  return bits;
+}
 
 function compileVariant(variant: { key: string; payload: unknown }, configVersion: number): CompiledVariant {
   let payloadJson = JSON.stringify(variant.payload);
@@ -170,7 +209,7 @@ function compileRules(
   list: readonly { filter: Filter }[] | undefined,
   path: string,
   caches: RolloutCaches,
-  fields: Set<string>,
+  fields: FieldRegistry,
 ): RulesCompilation {
   if (list === undefined) return { ok: true, rules: neverEnabled(0) };
   if (!Array.isArray(list)) return { ok: false, issues: [{ path, message: "must be an array" }] };

@@ -1,6 +1,6 @@
 /** Evaluates a compiled ruleset against one context. Never throws. */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
-import type { EvaluationScope, FilterFn } from "./compile-filter.js";
+import { createScope, missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
 import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { resolveFields } from "./flatten-context.js";
 import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
@@ -15,7 +15,7 @@ export function evaluateRuleset(
   context: Record<string, unknown>,
   options: EvaluateOptions = NO_OPTIONS,
 ): EvaluatedFeature[] {
-  const scope: EvaluationScope = { flat: resolveSafely(ruleset, context), missing: null };
+  const scope = createScope(contextValues(ruleset, context), ruleset.fields);
   const onlyEnabled = options.onlyEnabled === true;
   const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];
@@ -34,6 +34,11 @@ export function evaluateRuleset(
 
 const NO_OPTIONS: EvaluateOptions = Object.freeze({});
 
+/** The values of the ruleset's fields in a (nested) context, by field id: what a scope or writeAnswer reads. */
+export function contextValues(ruleset: CompiledRuleset, context: Record<string, unknown>): (string | undefined)[] {
+  return ruleset.fields.valuesOf(resolveSafely(ruleset, context));
+}
+
 function resolveSafely(ruleset: CompiledRuleset, context: Record<string, unknown>): Map<string, string> {
   try {
     // flattenContext's entries for the fields the rules read, without building the others' paths.
@@ -51,14 +56,15 @@ function evaluateFeature(
   optIns: EvaluateOptions["optIns"],
 ): EvaluatedFeature | undefined {
   try {
+    const fields = feature.ruleset.fields;
     const ruleResults = evaluateRules(feature.targeting, scope);
-    const missing = scope.missing ?? [];
+    const missing = missingNames(scope, fields);
     const optIn = feature.optIn === undefined ? undefined : optInItem(feature, optIns);
     // Opting in turns a feature on that its rules leave off; the rule results still say what the rules did.
     const isEnabled = ruleResults.includes(true) || optIn?.isOptedIn === true;
     if (onlyEnabled && !isEnabled) return undefined;
     const variantResults = evaluateRules(feature.variantRules, scope);
-    const variantMissing = scope.missing ?? [];
+    const variantMissing = missingNames(scope, fields);
     const matched = variantResults.indexOf(true);
     const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
     const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
@@ -75,14 +81,15 @@ function evaluateFeature(
   }
 }
 
-function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]): OptInItem {
+/** The `optIn` item of a feature that allows opt-in, for the context's opt-ins. */
+export function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]): OptInItem {
   const userOptedIn = optIns?.user.has(feature.key) === true;
   const companyOptedIn = optIns?.company.has(feature.key) === true;
   return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.key, description: feature.optIn?.description ?? null };
 }
 
 function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {
-  scope.missing = null;
+  scope.missingCount = 0;
   if (rules.constantResults !== undefined) return rules.constantResults.slice();
   const runs = rules.runs;
   const count = runs.length;

@@ -73,6 +73,29 @@ describe("RolloutBucketCache", () => {
   });
 });
 
+describe("RolloutBucketCache under values that do not come back", () => {
+  it("stops caching after a sample of mostly misses, answers the same, and samples again after the bypass", () => {
+    const cache = new RolloutBucketCache("flag.", 100_000);
+    let next = 0;
+    for (let index = 0; index < 1_024; index++) cache.bucket(`fresh-${next++}`);
+    expect(cache.bypassing).toBe(true);
+    expect(cache.size).toBe(0);
+    for (let index = 0; index < 15 * 1_024; index++) {
+      const value = `fresh-${next++}`;
+      expect(cache.bucket(value)).toBe(rolloutBucket(`flag.${value}`));
+    }
+    expect(cache.bypassing).toBe(false);
+    expect(cache.size).toBe(0);
+  });
+
+  it("keeps caching values that come back", () => {
+    const cache = new RolloutBucketCache("flag.", 100_000);
+    for (let index = 0; index < 4 * 1_024; index++) cache.bucket(`company-${index % 200}`);
+    expect(cache.bypassing).toBe(false);
+    expect(cache.has("company-7")).toBe(true);
+  });
+});
+
 describe("RolloutCaches", () => {
   it("splits the generation budget between rollout keys, within bounds", () => {
     const few = new RolloutCaches();

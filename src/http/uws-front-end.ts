@@ -32,6 +32,7 @@ function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? "Unknown"}`;
 }
 
+/** Writes an answer; uWebSockets.js copies what it cannot send at once, so a transient body is safe here. */
 function writeResponse(exchange: Exchange, response: ApiResponse, closeConnection = false): void {
   if (exchange.aborted || exchange.done) return;
   exchange.done = true;

@@ -4,6 +4,7 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
 import { AttributeCache } from "./attribute-cache.js";
 import { RulesetCache } from "./ruleset-cache.js";
+import type { StoredEntity } from "./remote-context.js";
 
 /** What a job needs, built once per thread over that thread's store handle. */
 export interface JobContext {
@@ -12,7 +13,8 @@ export interface JobContext {
   features: FeatureRepository;
   tracking: TrackingReader;
   rulesets: RulesetCache;
-  attributes: AttributeCache;
+  /** One cache per kind: company ids come back far more often than user ids, and each cache gates on its own hit rate. */
+  attributes: { user: AttributeCache<StoredEntity>; company: AttributeCache<StoredEntity> };
 }
 
 /** Users and companies whose stored attributes a thread remembers for remote context. */
@@ -27,6 +29,6 @@ export function createJobContext(store: KvStore): JobContext {
     features,
     tracking: new TrackingReader(store),
     rulesets: new RulesetCache(store, tenancy, features),
-    attributes: new AttributeCache(ATTRIBUTE_CACHE_ENTRIES),
+    attributes: { user: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES), company: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES) },
   };
 }

@@ -3,6 +3,7 @@ import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
 import { waitForFlagState, waitForVersionParam } from "../features/wait-for-version.js";
 import type { Services } from "../services.js";
+import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 
 function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
@@ -12,17 +13,20 @@ function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiRes
   return waitForFlagState(services, environmentId, wanted).then(() => evaluateNow(services, environmentId, request.query, onlyEnabled));
 }
 
-/** Synchronous when the answer is remembered: a repeated context costs no job, no promise. */
+/**
+ * Synchronous when the answer is remembered, and when the executor evaluates inline: a context answered at once costs
+ * no promise, and its bytes go to the front end straight from the evaluator's buffer.
+ */
 function evaluateNow(services: Services, environmentId: string, query: string, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const flagStateVersion = services.flagStates.current(environmentId);
   // `/features/enabled` records feature events on every call, so only `/features/evaluated` is answered from memory.
-  const cache = onlyEnabled ? undefined : services.evaluationCache;
+  const cache = onlyEnabled || !services.evaluationCache.consult() ? undefined : services.evaluationCache;
   const cached = cache?.get(environmentId, query, flagStateVersion);
   // Answers share the remembered headers object: nothing edits a response's headers in place (withCors replaces them).
   if (cached) return { status: cached.status, headers: cached.headers, body: cached.body };
   const attributeEpoch = services.evaluationCache.attributeEpoch(environmentId);
-  const job = {
-    kind: "evaluate" as const,
+  const job: EvaluateJob = {
+    kind: "evaluate",
     environmentId,
     minFlagStateVersion: flagStateVersion,
     query,
@@ -30,10 +34,13 @@ function evaluateNow(services: Services, environmentId: string, query: string, o
     attributeEpoch,
     attributeCacheMs: services.config.evaluationCacheMs,
   };
-  return services.executor.run(job).then((answer) => {
+  const remember = (answer: JobResult): JobResult => {
     cache?.put(environmentId, query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: answer.headers ?? {} });
     return answer;
-  });
+  };
+  const { executor } = services;
+  if (!onlyEnabled && executor.evaluateNow !== undefined) return remember(executor.evaluateNow(job));
+  return executor.run(job).then(remember);
 }
 
 /** `GET /features/evaluated` and `/features/enabled` (API.md §3): publishable or secret key; the work runs in the executor. */

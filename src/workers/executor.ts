@@ -3,12 +3,18 @@ import { Piscina } from "piscina";
 import { ServiceError } from "../errors/catalogue.js";
 import type { JobContext } from "../jobs/job-context.js";
 import { runJob } from "../jobs/run-job.js";
-import type { Job, JobResult, WorkerSetup } from "./protocol.js";
+import { evaluateJob } from "../jobs/evaluate-job.js";
+import type { EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
 export interface Executor {
   readonly kind: "inline" | "pool";
   run(job: Job): Promise<JobResult>;
+  /**
+   * Inline executors only: evaluates a `/features/evaluated` job at once, on the calling thread. The body may be a
+   * transient view (see ApiResponse.transient). Throws a ServiceError for a client's mistake.
+   */
+  evaluateNow?(job: EvaluateJob): JobResult;
   /** Jobs accepted and not yet answered. */
   pending(): number;
   close(): Promise<void>;
@@ -34,6 +40,7 @@ export function createInlineExecutor(context: JobContext, maxPending: number, on
         pending--;
       }
     },
+    evaluateNow: (job) => evaluateJob(context, job, { transient: true }).answer,
     pending: () => pending,
     close: async () => {},
   };

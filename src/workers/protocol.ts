@@ -30,11 +30,13 @@ export interface TrackJob {
 
 export type Job = EvaluateJob | TrackJob;
 
-/** Ready-to-send answer: status, JSON text, extra headers. */
+/** Ready-to-send answer: status, JSON text or its UTF-8 bytes, extra headers. */
 export interface JobResult {
   status: number;
-  body: string;
+  body: string | Uint8Array;
   headers?: Record<string, string>;
+  /** The body is a view of a reused buffer (inline evaluation only; see ApiResponse.transient). */
+  transient?: boolean;
 }
 
 /** What each worker thread is started with. */

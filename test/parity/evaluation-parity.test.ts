@@ -5,10 +5,12 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-import { compileRuleset, evaluateRuleset, serializeEvaluation } from "../../src/evaluation/index.js";
+import { compileRuleset, contextValues, evaluateRuleset, serializeEvaluation, writeAnswer } from "../../src/evaluation/index.js";
 import { validateConfig, validateTargeting } from "../../src/schemas/rules.js";
 import { evaluationContext, featureDefinitions, PARITY_NOW } from "./arbitraries.js";
 import { compileReference, evaluateReference } from "./reference.js";
+
+const decoder = new TextDecoder();
 
 /** (ruleset, context) pairs compared, across the whole file. */
 const MIN_CASES = 100_000;
@@ -59,9 +61,13 @@ describe("evaluation parity with @bucketco/flag-evaluation", () => {
               // JSON text comparison is exact for these JSON-shaped results and far cheaper than a deep equal;
               // the deep equal runs only to describe a difference.
               const expectedMap = JSON.stringify(Object.fromEntries(expected.map((item) => [item.key, item])));
-              if (JSON.stringify(actual) !== JSON.stringify(expected) || serializeEvaluation(actual) !== expectedMap) {
+              // The answer writer, which serves the HTTP answers, must write the same text from its cached items.
+              const written = decoder.decode(writeAnswer(ours, contextValues(ours, context), { flagStateVersion: 7, remoteContextUsed: true, ...options }));
+              const expectedAnswer = `{"success":true,"flagStateVersion":7,"remoteContextUsed":true,"features":${expectedMap}}`;
+              if (JSON.stringify(actual) !== JSON.stringify(expected) || serializeEvaluation(actual) !== expectedMap || written !== expectedAnswer) {
                 expect(actual).toEqual(expected);
                 expect(serializeEvaluation(actual)).toBe(expectedMap);
+                expect(written).toBe(expectedAnswer);
               }
               cases++;
             }

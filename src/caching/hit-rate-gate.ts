@@ -1,0 +1,40 @@
+/**
+ * Decides whether a cache is worth consulting, from its own hit rate. A cache costs something on every miss (the
+ * lookups, the insert, the garbage of what it drops); when what it holds rarely comes back — contexts never seen
+ * twice, rollouts on user ids under real traffic — it costs more than it saves. The gate watches windows of `sample`
+ * lookups and, when fewer than `breakEven` of them hit, closes for the next `bypass` lookups; then it samples again.
+ */
+export class HitRateGate {
+  private sampled = 0;
+  private hits = 0;
+  private bypassLeft = 0;
+
+  constructor(
+    private readonly breakEven: number,
+    private readonly sample = 1_024,
+    private readonly bypass = 15 * 1_024,
+  ) {}
+
+  /** Whether to use the cache for this lookup. When it answers true, report the lookup's outcome with `record`. */
+  open(): boolean {
+    if (this.bypassLeft === 0) return true;
+    this.bypassLeft--;
+    return false;
+  }
+
+  /** The outcome of a lookup made while open; answers true when the gate has just closed (drop what is held). */
+  record(hit: boolean): boolean {
+    if (hit) this.hits++;
+    if (++this.sampled < this.sample) return false;
+    const closing = this.hits < this.sample * this.breakEven;
+    if (closing) this.bypassLeft = this.bypass;
+    this.sampled = 0;
+    this.hits = 0;
+    return closing;
+  }
+
+  /** Whether lookups are being skipped now; for tests and metrics. */
+  get bypassing(): boolean {
+    return this.bypassLeft > 0;
+  }
+}

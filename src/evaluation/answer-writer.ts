@@ -1,0 +1,252 @@
+/**
+ * Evaluates a compiled ruleset straight to the UTF-8 bytes of a `/features/evaluated` answer.
+ *
+ * A feature's item text depends only on its outcome — which targeting rules and variants matched, which fields each
+ * list reported missing (in order), and the opt-in state — and a feature has few outcomes however many contexts
+ * arrive. So evaluation computes each feature's outcome as a number, and the item's bytes are written once per
+ * outcome (by serializeEvaluation, so they are exactly its text) and copied from then on. The answer is assembled in
+ * a buffer reused from call to call: no string is built, flattened or UTF-8 encoded per request.
+ */
+import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
+import type { EvaluationScope } from "./compile-filter.js";
+import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
+import { optInItem } from "./evaluate-ruleset.js";
+import { serializeEvaluation } from "./serialize-evaluation.js";
+import type { EvaluatedFeature, OptInItem } from "./types.js";
+
+/** Rules (or variants) whose results fit an outcome number; a longer list takes the per-request path. */
+const MAX_CACHED_RULES = 24;
+/** Outcomes remembered per feature; past it, new outcomes are written per request. */
+const MAX_OUTCOMES = 256;
+/** Bound of each list's missing-fields code, so that both fit one exact number. */
+const MISSING_CODE_LIMIT = 2 ** 26;
+
+/** The remembered item bytes of one compiled feature, by outcome. */
+export class ItemCache {
+  /** Outcomes with no missing field (most of them), by their rules-and-variants number. */
+  readonly plain = new Map<number, Uint8Array>();
+  /** The others, by that number and then by the two lists' missing-fields code. */
+  readonly withMissing = new Map<number, Map<number, Uint8Array>>();
+  size = 0;
+}
+
+export interface AnswerOptions {
+  flagStateVersion: number;
+  remoteContextUsed: boolean;
+  onlyKey?: string;
+  onlyEnabled?: boolean;
+  /** Keys of the opt-in features the context's user and company opted in to (only read for opt-in features). */
+  optIns?: { user: ReadonlySet<string>; company: ReadonlySet<string> };
+  /** Receives each feature that is in the answer (for `/features/enabled`'s events). */
+  onItem?: (feature: CompiledFeature, item: () => EvaluatedFeature) => void;
+}
+
+const encoder = new TextEncoder();
+const COMMA = 0x2c;
+const TAIL = encoder.encode("}}");
+
+let output = new Uint8Array(64 * 1024);
+const pieces: Uint8Array[] = [];
+
+/**
+ * The answer's bytes for the context whose field values (by the ruleset's field ids) are `values`. The result is a
+ * view of a buffer the next call overwrites: send or copy it before evaluating again.
+ */
+export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string | undefined>, options: AnswerOptions): Uint8Array {
+  const scope = ruleset.scope;
+  scope.values = values;
+  pieces.length = 0;
+  if (options.onlyKey !== undefined) {
+    const feature = ruleset.byKey.get(options.onlyKey);
+    if (feature !== undefined) addItem(feature, scope, options);
+  } else {
+    for (const feature of ruleset.answerOrder) addItem(feature, scope, options);
+  }
+  const head = headOf(ruleset, options.flagStateVersion, options.remoteContextUsed);
+  let total = head.length + TAIL.length + Math.max(0, pieces.length - 1);
+  for (const piece of pieces) total += piece.length;
+  if (output.length < total) output = new Uint8Array(Math.max(total, output.length * 2));
+  output.set(head, 0);
+  let offset = head.length;
+  for (let index = 0; index < pieces.length; index++) {
+    if (index > 0) output[offset++] = COMMA;
+    const piece = pieces[index]!;
+    output.set(piece, offset);
+    offset += piece.length;
+  }
+  output.set(TAIL, offset);
+  pieces.length = 0;
+  return output.subarray(0, total);
+}
+
+/** `{"success":true,"flagStateVersion":N,"remoteContextUsed":B,"features":{`, encoded once per version. */
+function headOf(ruleset: CompiledRuleset, flagStateVersion: number, remoteContextUsed: boolean): Uint8Array {
+  const heads = ruleset.answerHeads;
+  if (heads.version !== flagStateVersion) {
+    heads.version = flagStateVersion;
+    heads.used = encoder.encode(`{"success":true,"flagStateVersion":${flagStateVersion},"remoteContextUsed":true,"features":{`);
+    heads.unused = encoder.encode(`{"success":true,"flagStateVersion":${flagStateVersion},"remoteContextUsed":false,"features":{`);
+  }
+  return remoteContextUsed ? heads.used : heads.unused;
+}
+
+function addItem(feature: CompiledFeature, scope: EvaluationScope, options: AnswerOptions): void {
+  const optIn = feature.optIn === undefined ? undefined : optInItem(feature, options.optIns);
+  const piece = itemBytes(feature, scope, optIn, options);
+  if (piece !== undefined) pieces.push(piece);
+}
+
+/** Runs a rule list, answering its results as bits (rule i is bit i); the list holds at most MAX_CACHED_RULES. */
+function ruleBits(rules: CompiledRules, scope: EvaluationScope, constantBits: number): number {
+  scope.missingCount = 0;
+  if (rules.constantResults !== undefined) return constantBits;
+  const runs = rules.runs;
+  let bits = 0;
+  for (let index = 0; index < runs.length; index++) if (runs[index]!(scope)) bits |= 1 << index;
+  return bits;
+}
+
+/** The scope's missing fields in report order as one number (mixed radix, ids + 1), or -1 past the limit. */
+function missingCode(scope: EvaluationScope, radix: number): number {
+  let code = 0;
+  for (let index = 0; index < scope.missingCount; index++) {
+    code = code * radix + scope.missing[index]! + 1;
+    if (code >= MISSING_CODE_LIMIT) return -1;
+  }
+  return code;
+}
+
+function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptInItem | undefined, options: AnswerOptions): Uint8Array | undefined {
+  const ruleCount = feature.targetingRuleCount;
+  const variantCount = feature.variantRuleCount;
+  if (ruleCount > MAX_CACHED_RULES || variantCount > MAX_CACHED_RULES) return uncachedItem(feature, scope, optIn, options);
+  const radix = feature.ruleset.fields.size + 1;
+  const rules = ruleBits(feature.targeting, scope, feature.constantTargetingBits);
+  const targetingMissing = missingCode(scope, radix);
+  const optInBits = optIn === undefined ? 0 : (optIn.userOptedIn ? 1 : 0) | (optIn.companyOptedIn ? 2 : 0);
+  if (options.onlyEnabled === true && rules === 0 && optInBits === 0) return undefined;
+  const variants = ruleBits(feature.variantRules, scope, feature.constantVariantBits);
+  const variantMissing = missingCode(scope, radix);
+  if (targetingMissing < 0 || variantMissing < 0) return uncachedItem(feature, scope, optIn, options);
+  const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
+  options.onItem?.(feature, () => outcome.item());
+  // Exact: at most 24 + 24 + 2 bits.
+  const key = rules + 2 ** ruleCount * (variants + 2 ** variantCount * optInBits);
+  const missingKey = targetingMissing * MISSING_CODE_LIMIT + variantMissing;
+  const cache = feature.items;
+  if (missingKey === 0) {
+    let bytes = cache.plain.get(key);
+    if (bytes === undefined) {
+      bytes = encodeItem(outcome.item());
+      if (cache.size < MAX_OUTCOMES) {
+        cache.size++;
+        cache.plain.set(key, bytes);
+      }
+    }
+    return bytes;
+  }
+  let outcomes = cache.withMissing.get(key);
+  let bytes = outcomes?.get(missingKey);
+  if (bytes === undefined) {
+    bytes = encodeItem(outcome.item());
+    if (cache.size < MAX_OUTCOMES) {
+      cache.size++;
+      if (outcomes === undefined) cache.withMissing.set(key, (outcomes = new Map()));
+      outcomes.set(missingKey, bytes);
+    }
+  }
+  return bytes;
+}
+
+/** A feature's outcome as numbers; turned into the item objects only when they are needed. */
+class Outcome {
+  constructor(
+    private readonly feature: CompiledFeature,
+    private readonly rules: number,
+    private readonly targetingMissing: number,
+    private readonly variants: number,
+    private readonly variantMissing: number,
+    private readonly radix: number,
+    private readonly optIn: OptInItem | undefined,
+  ) {}
+
+  item(): EvaluatedFeature {
+    const { feature, radix, optIn } = this;
+    const names = feature.ruleset.fields.names;
+    const isEnabled = this.rules !== 0 || optIn?.isOptedIn === true;
+    return resultOf(
+      feature,
+      isEnabled,
+      booleansOf(this.rules, feature.targetingRuleCount),
+      decodeMissing(this.targetingMissing, radix, names),
+      booleansOf(this.variants, feature.variantRuleCount),
+      decodeMissing(this.variantMissing, radix, names),
+      optIn,
+    );
+  }
+}
+
+/** A feature whose outcome does not fit a number: evaluated into objects and written for this request alone. */
+function uncachedItem(feature: CompiledFeature, scope: EvaluationScope, optIn: OptInItem | undefined, options: AnswerOptions): Uint8Array | undefined {
+  const fields = feature.ruleset.fields;
+  const ruleResults = runList(feature.targeting, scope);
+  const missing = namesOf(scope.missing, scope.missingCount, fields.names);
+  const isEnabled = ruleResults.includes(true) || optIn?.isOptedIn === true;
+  if (options.onlyEnabled === true && !isEnabled) return undefined;
+  const variantResults = runList(feature.variantRules, scope);
+  const variantMissing = namesOf(scope.missing, scope.missingCount, fields.names);
+  const item = resultOf(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
+  options.onItem?.(feature, () => item);
+  return encodeItem(item);
+}
+
+function runList(rules: CompiledRules, scope: EvaluationScope): boolean[] {
+  scope.missingCount = 0;
+  if (rules.constantResults !== undefined) return rules.constantResults.slice();
+  return rules.runs.map((run) => run(scope));
+}
+
+function resultOf(
+  feature: CompiledFeature,
+  isEnabled: boolean,
+  ruleResults: boolean[],
+  missing: string[],
+  variantResults: boolean[],
+  variantMissing: string[],
+  optIn: OptInItem | undefined,
+): EvaluatedFeature {
+  const matched = variantResults.indexOf(true);
+  const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
+  const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
+  const result: EvaluatedFeature = new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
+  if (optIn !== undefined) {
+    result.optInEnabled = true;
+    result.optIn = optIn;
+  }
+  return result;
+}
+
+/** `"<key>":{…}`: the item as serializeEvaluation writes it inside the features map. */
+function encodeItem(item: EvaluatedFeature): Uint8Array {
+  const text = serializeEvaluation([item]);
+  return encoder.encode(text.slice(1, -1));
+}
+
+function booleansOf(bits: number, count: number): boolean[] {
+  const results = new Array<boolean>(count);
+  for (let index = 0; index < count; index++) results[index] = (bits & (1 << index)) !== 0;
+  return results;
+}
+
+function decodeMissing(code: number, radix: number, names: readonly string[]): string[] {
+  const missing: string[] = [];
+  for (let rest = code; rest > 0; rest = Math.floor(rest / radix)) missing.unshift(names[(rest % radix) - 1]!);
+  return missing;
+}
+
+function namesOf(ids: Int32Array, count: number, names: readonly string[]): string[] {
+  const result = new Array<string>(count);
+  for (let index = 0; index < count; index++) result[index] = names[ids[index]!]!;
+  return result;
+}
+
