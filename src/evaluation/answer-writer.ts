@@ -21,9 +21,14 @@ const MAX_OUTCOMES = 256;
 /** Bound of each list's missing-fields code, so that both fit one exact number. */
 const MISSING_CODE_LIMIT = 2 ** 26;
 
+/** Outcome numbers below this index an array instead of a map (a lookup without hashing). */
+const DENSE_OUTCOMES = 1_024;
+
 /** The remembered item bytes of one compiled feature, by outcome. */
 export class ItemCache {
-  /** Outcomes with no missing field (most of them), by their rules-and-variants number. */
+  /** Outcomes with no missing field (most of them) whose number is small, by that number. */
+  readonly dense: (Uint8Array | undefined)[] = [];
+  /** Outcomes with no missing field and a larger number. */
   readonly plain = new Map<number, Uint8Array>();
   /** The others, by that number and then by the two lists' missing-fields code. */
   readonly withMissing = new Map<number, Map<number, Uint8Array>>();
@@ -135,12 +140,17 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   const missingKey = targetingMissing * MISSING_CODE_LIMIT + variantMissing;
   const cache = feature.items;
   if (missingKey === 0) {
-    let bytes = cache.plain.get(key);
+    const dense = key < DENSE_OUTCOMES;
+    let bytes = dense ? cache.dense[key] : cache.plain.get(key);
     if (bytes === undefined) {
       bytes = encodeItem(outcome.item());
       if (cache.size < MAX_OUTCOMES) {
         cache.size++;
-        cache.plain.set(key, bytes);
+        if (dense) {
+          // Filled up to `key` first, so the array stays packed (holes would make every read slower).
+          while (cache.dense.length < key) cache.dense.push(undefined);
+          cache.dense[key] = bytes;
+        } else cache.plain.set(key, bytes);
       }
     }
     return bytes;

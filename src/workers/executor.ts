@@ -5,6 +5,7 @@ import type { JobContext } from "../jobs/job-context.js";
 import { runJob } from "../jobs/run-job.js";
 import { evaluateJob } from "../jobs/evaluate-job.js";
 import type { EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
+import { unpackResults } from "./result-packing.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
 export interface Executor {
@@ -65,7 +66,7 @@ export interface PoolOptions {
  * message per request costs the main thread more than a whole hello-world request (see docs/ARCHITECTURE.md).
  */
 export function createPoolExecutor(options: PoolOptions): Executor {
-  const pool = new Piscina<Job[], JobResult[]>({
+  const pool = new Piscina<Job[], ArrayBuffer>({
     filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
     minThreads: options.threads,
     maxThreads: options.threads,
@@ -81,10 +82,13 @@ export function createPoolExecutor(options: PoolOptions): Executor {
 
   function dispatch(batch: Waiting[]): void {
     pool.run(batch.map((waiting) => waiting.job)).then(
-      (results) => {
+      (packed) => {
+        const results = unpackResults(packed);
+        pending -= batch.length;
         for (let index = 0; index < batch.length; index++) batch[index]!.resolve(results[index]!);
       },
       (error: unknown) => {
+        pending -= batch.length;
         for (const waiting of batch) waiting.reject(error);
       },
     );
@@ -110,8 +114,6 @@ export function createPoolExecutor(options: PoolOptions): Executor {
           scheduled = true;
           setImmediate(flush);
         }
-      }).finally(() => {
-        pending--;
       });
     },
     pending: () => pending,

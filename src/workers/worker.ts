@@ -4,10 +4,12 @@
  * with it.
  */
 import { workerData } from "node:worker_threads";
+import { Piscina } from "piscina";
 import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
-import type { Job, JobResult, WorkerSetup } from "./protocol.js";
+import type { Job, WorkerSetup } from "./protocol.js";
+import { packResults } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
 let context: JobContext | undefined;
@@ -16,7 +18,8 @@ function reportFault(error: unknown): void {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", message: "job failed", error: String((error as Error)?.stack ?? error) })}\n`);
 }
 
-export default async function runBatch(jobs: Job[]): Promise<JobResult[]> {
+/** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
+export default async function runBatch(jobs: Job[]): Promise<unknown> {
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability, commitOnCallingThread: true }));
-  return runJobs(context, jobs, reportFault);
+  return Piscina.move(packResults(await runJobs(context, jobs, reportFault)));
 }
