@@ -1,3 +1,4 @@
+import { BoundedMap } from "../caching/bounded-map.js";
 import type { KvStore, KvTable } from "../storage/kv.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
 import { isExposure } from "./attribution.js";
@@ -22,6 +23,36 @@ export type SatisfactionInput = Pick<FeedbackRecord, "feedbackId" | "key" | "cou
 const REMOVED = Symbol("removed");
 
 /**
+ * Exposure cells this thread has read back as committed, per store. They are never removed while their log entries
+ * exist (a rebuild writes them again), so an event for one of them needs neither a read nor a write. Only cells read
+ * from the store enter: one set by a transaction that then rolled back must not be taken for present.
+ */
+const committedExposures = new WeakMap<KvStore, KnownExposures>();
+
+/**
+ * Committed exposure cells by environment and day, then company, then feature: looked up with the parts as they come,
+ * so that a known cell costs no key string (building and hashing one cost more than the rest of the check).
+ */
+class KnownExposures {
+  private readonly byDay = new BoundedMap<string, BoundedMap<string, Set<string>>>(64);
+
+  has(environmentId: string, day: number, companyId: string, featureKey: string): boolean {
+    return this.byDay.get(`${environmentId}\u0000${day}`)?.get(companyId)?.has(featureKey) === true;
+  }
+
+  add(environmentId: string, day: number, companyId: string, featureKey: string): void {
+    const dayKey = `${environmentId}\u0000${day}`;
+    let companies = this.byDay.get(dayKey);
+    if (companies === undefined) this.byDay.set(dayKey, (companies = new BoundedMap(COMPANIES_KEPT_PER_DAY)));
+    let features = companies.get(companyId);
+    if (features === undefined) companies.set(companyId, (features = new Set()));
+    features.add(featureKey);
+  }
+}
+
+const COMPANIES_KEPT_PER_DAY = 20_000;
+
+/**
  * Keeps one environment's aggregates (see `keys.ts`) in step with what a tracking transaction appends. Used inside
  * `KvStore.write`, by ingestion (one writer per request) and by the rebuild (one writer for the whole log), so the
  * two cannot disagree on arithmetic. Cells touched are cached and written once by `flush()`: a bulk of events from
@@ -30,12 +61,21 @@ const REMOVED = Symbol("removed");
 export class AggregateWriter {
   private readonly table: KvTable<unknown>;
   private readonly pending = new Map<string, unknown>();
+  /** Undefined for a rebuild, which removes every cell first and must write each again. */
+  private readonly knownExposures: KnownExposures | undefined;
 
   constructor(
     store: KvStore,
     private readonly environmentId: string,
+    options: { rebuilding?: boolean } = {},
   ) {
     this.table = store.table("aggregates");
+    if (options.rebuilding === true) this.knownExposures = undefined;
+    else {
+      let known = committedExposures.get(store);
+      if (known === undefined) committedExposures.set(store, (known = new KnownExposures()));
+      this.knownExposures = known;
+    }
   }
 
   /** An appended event: one more event on its day for the company it counts for (none → not aggregated). */
@@ -47,11 +87,20 @@ export class AggregateWriter {
     this.set(cellKeyText, cell ? [cell[0] + 1, Math.max(cell[1], at)] : [1, at]);
   }
 
-  /** An appended feature event: counts as exposure on the day it was received when it is a true evaluate/check. */
+  /** An appended feature event: marks exposure on the day it was received when it is a true evaluate/check. */
   featureEvent(record: ExposureInput): void {
     if (record.countsForCompanyId === null || !isExposure(record.action, record.evalResult)) return;
-    const cellKeyText = cellKey(this.environmentId, "x", record.key, dayOf(record.receivedAt), record.countsForCompanyId);
-    this.set(cellKeyText, (this.get<ExposureCell>(cellKeyText) ?? 0) + 1);
+    const day = dayOf(record.receivedAt);
+    const companyId = record.countsForCompanyId;
+    if (this.knownExposures?.has(this.environmentId, day, companyId, record.key) === true) return;
+    const cellKeyText = cellKey(this.environmentId, "x", record.key, day, companyId);
+    if (this.pending.has(cellKeyText)) return;
+    if (this.table.get(cellKeyText) !== undefined) {
+      this.knownExposures?.add(this.environmentId, day, companyId, record.key);
+      return;
+    }
+    const marker: ExposureCell = 1;
+    this.set(cellKeyText, marker);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { FeatureEventAction, TrackingItem } from "../schemas/tracking.js";
 import { prefixRange, type KvEntry, type KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { applyTracking } from "../tracking/apply.js";
+import { applyTracking, recordEvaluations } from "../tracking/apply.js";
 import { DAY_MS } from "./keys.js";
 import { scanAnalytics } from "./log-scan.js";
 import { AnalyticsQueries } from "./queries.js";
@@ -66,7 +66,8 @@ type Operation =
   | { op: "event"; event: string; userId: string; companyId: string | undefined; timestamp: number | undefined }
   | { op: "feedback"; userId: string; key: string; companyId: string | undefined; score: number | undefined; timestamp: number | undefined }
   | { op: "update"; pick: number; userId: string | undefined; companyId: string | undefined; score: number | undefined; timestamp: number | undefined }
-  | { op: "feature-event"; action: FeatureEventAction; key: string; result: boolean; context: Record<string, unknown> | undefined };
+  | { op: "feature-event"; action: FeatureEventAction; key: string; result: boolean; context: Record<string, unknown> | undefined }
+  | { op: "evaluations"; results: { key: string; result: boolean }[]; context: Record<string, unknown> | undefined };
 
 const evalContext = fc.oneof(
   fc.constant(undefined),
@@ -103,6 +104,12 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
     result: fc.boolean(),
     context: evalContext,
   }),
+  // `/features/enabled`: several evaluate events of one context, stored as one group of log entries.
+  fc.record({
+    op: fc.constant("evaluations" as const),
+    results: fc.array(fc.record({ key: fc.constantFrom(...FEATURE_KEYS), result: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+    context: evalContext,
+  }),
 );
 
 const stream = fc.array(fc.record({ receivedAt: time, operations: fc.array(operation, { minLength: 1, maxLength: 6 }) }), { minLength: 1, maxLength: 14 });
@@ -116,6 +123,7 @@ interface Created {
 /** A batch's items; updates name feedback created by earlier batches (or are dropped while there is none). */
 function itemsOf(operations: readonly Operation[], created: readonly Created[]): { items: TrackingItem[]; newFeedback: { userId: string; key: string }[] } {
   const items: TrackingItem[] = [];
+  // Grouped evaluations are written after the batch's items, as a request of their own.
   const newFeedback: { userId: string; key: string }[] = [];
   for (const operation of operations) {
     switch (operation.op) {
@@ -150,6 +158,8 @@ function itemsOf(operations: readonly Operation[], created: readonly Created[]):
         if (!target) newFeedback.push({ userId, key });
         break;
       }
+      case "evaluations":
+        break;
       case "feature-event":
         items.push({
           type: "feature-flag-event",
@@ -178,6 +188,12 @@ async function ingest(environmentId: string, batches: fc.RecordValue<{ receivedA
   const created: Created[] = [];
   for (const batch of batches) {
     const { items, newFeedback } = itemsOf(batch.operations, created);
+    for (const operation of batch.operations) {
+      if (operation.op !== "evaluations") continue;
+      const results = operation.results.map(({ key, result }) => ({ key, targetingVersion: 1, evalResult: result, evalRuleResults: [result], evalMissingFields: [] }));
+      const rows = results.map((result) => [result.key, result.targetingVersion, result.evalResult, result.evalRuleResults, result.evalMissingFields]);
+      await recordEvaluations(store, environmentId, { action: "evaluate", evalContext: operation.context ?? null, results, rows }, batch.receivedAt);
+    }
     if (items.length === 0) continue;
     const { feedbackIds } = await applyTracking(store, environmentId, items, batch.receivedAt);
     // feedbackIds lists every feedback item in order, updates included; new ones are those without a feedbackId.

@@ -32,8 +32,12 @@ export const NO_COMPANY = "";
 export type UsageCell = [count: number, lastAt: number];
 /** [scored feedback whose time is that day, sum of their scores]. */
 export type SatisfactionCell = [count: number, sum: number];
-/** `evaluate`/`check` events with a true result received that day. */
-export type ExposureCell = number;
+/**
+ * Present (1) when at least one `evaluate`/`check` event with a true result was received that day. Queries only ask
+ * whether a company was exposed, and a marker, unlike a count, needs no write once set: `/features/enabled` records an
+ * event per enabled feature on every call, and counting them cost a read and a write per event.
+ */
+export type ExposureCell = 1;
 
 /** What one feedback contributes to the satisfaction cells, kept so that an update can take it back. */
 export interface FeedbackContribution {

@@ -29,7 +29,7 @@ export async function rebuildAggregates(store: KvStore, environmentId: string): 
       const stale = Array.from(aggregates.range(range), (entry) => entry.key);
       for (const staleKey of stale) aggregates.remove(staleKey);
     }
-    const writer = new AggregateWriter(store, environmentId);
+    const writer = new AggregateWriter(store, environmentId, { rebuilding: true });
     const users = store.table<UserRecord>("users");
     // Only for records written before attribution was stored on them: the user's company now is the best left.
     const latestCompanyOf = (userId: string): string | null => users.get(userKey(environmentId, userId))?.lastCompanyId ?? null;

@@ -24,15 +24,32 @@ const MISSING_CODE_LIMIT = 2 ** 26;
 /** Outcome numbers below this index an array instead of a map (a lookup without hashing). */
 const DENSE_OUTCOMES = 1_024;
 
-/** The remembered item bytes of one compiled feature, by outcome. */
+/** One remembered outcome: its item's bytes, and what a caller derived from it (see OutcomeView.memo). */
+export interface CachedOutcome {
+  readonly bytes: Uint8Array;
+  memo: unknown;
+}
+
+/** The remembered outcomes of one compiled feature. */
 export class ItemCache {
   /** Outcomes with no missing field (most of them) whose number is small, by that number. */
-  readonly dense: (Uint8Array | undefined)[] = [];
+  readonly dense: (CachedOutcome | undefined)[] = [];
   /** Outcomes with no missing field and a larger number. */
-  readonly plain = new Map<number, Uint8Array>();
+  readonly plain = new Map<number, CachedOutcome>();
   /** The others, by that number and then by the two lists' missing-fields code. */
-  readonly withMissing = new Map<number, Map<number, Uint8Array>>();
+  readonly withMissing = new Map<number, Map<number, CachedOutcome>>();
   size = 0;
+}
+
+/** A feature's outcome as an `onItem` callback sees it. */
+export interface OutcomeView {
+  /** The evaluated item, as evaluateRuleset would give it. */
+  item(): EvaluatedFeature;
+  /**
+   * A value the caller derives from this outcome, kept with it for as long as the outcome is remembered (undefined
+   * until set, and for outcomes not remembered).
+   */
+  memo: unknown;
 }
 
 export interface AnswerOptions {
@@ -43,7 +60,7 @@ export interface AnswerOptions {
   /** Keys of the opt-in features the context's user and company opted in to (only read for opt-in features). */
   optIns?: { user: ReadonlySet<string>; company: ReadonlySet<string> };
   /** Receives each feature that is in the answer (for `/features/enabled`'s events). */
-  onItem?: (feature: CompiledFeature, item: () => EvaluatedFeature) => void;
+  onItem?: (feature: CompiledFeature, outcome: OutcomeView) => void;
 }
 
 const encoder = new TextEncoder();
@@ -134,42 +151,61 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   const variantMissing = missingCode(scope, radix);
   if (targetingMissing < 0 || variantMissing < 0) return uncachedItem(feature, scope, optIn, options);
   const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
-  options.onItem?.(feature, () => outcome.item());
   // Exact: at most 24 + 24 + 2 bits.
   const key = rules + 2 ** ruleCount * (variants + 2 ** variantCount * optInBits);
   const missingKey = targetingMissing * MISSING_CODE_LIMIT + variantMissing;
-  const cache = feature.items;
+  const cached = cachedOutcome(feature.items, key, missingKey, outcome);
+  if (options.onItem !== undefined) {
+    outcome.cached = cached;
+    options.onItem(feature, outcome);
+  }
+  return cached.bytes;
+}
+
+/** The remembered outcome (remembering it now when there is room), or a fresh one kept by nobody. */
+function cachedOutcome(cache: ItemCache, key: number, missingKey: number, outcome: Outcome): CachedOutcome {
   if (missingKey === 0) {
     const dense = key < DENSE_OUTCOMES;
-    let bytes = dense ? cache.dense[key] : cache.plain.get(key);
-    if (bytes === undefined) {
-      bytes = encodeItem(outcome.item());
+    let cached = dense ? cache.dense[key] : cache.plain.get(key);
+    if (cached === undefined) {
+      cached = { bytes: encodeItem(outcome.item()), memo: undefined };
       if (cache.size < MAX_OUTCOMES) {
         cache.size++;
         if (dense) {
           // Filled up to `key` first, so the array stays packed (holes would make every read slower).
           while (cache.dense.length < key) cache.dense.push(undefined);
-          cache.dense[key] = bytes;
-        } else cache.plain.set(key, bytes);
+          cache.dense[key] = cached;
+        } else cache.plain.set(key, cached);
       }
     }
-    return bytes;
+    return cached;
   }
   let outcomes = cache.withMissing.get(key);
-  let bytes = outcomes?.get(missingKey);
-  if (bytes === undefined) {
-    bytes = encodeItem(outcome.item());
+  let cached = outcomes?.get(missingKey);
+  if (cached === undefined) {
+    cached = { bytes: encodeItem(outcome.item()), memo: undefined };
     if (cache.size < MAX_OUTCOMES) {
       cache.size++;
       if (outcomes === undefined) cache.withMissing.set(key, (outcomes = new Map()));
-      outcomes.set(missingKey, bytes);
+      outcomes.set(missingKey, cached);
     }
   }
-  return bytes;
+  return cached;
 }
 
 /** A feature's outcome as numbers; turned into the item objects only when they are needed. */
-class Outcome {
+class Outcome implements OutcomeView {
+  /** Set when an onItem callback is to see this outcome. */
+  cached: CachedOutcome | undefined;
+
+  get memo(): unknown {
+    return this.cached?.memo;
+  }
+
+  set memo(value: unknown) {
+    if (this.cached !== undefined) this.cached.memo = value;
+  }
+
   constructor(
     private readonly feature: CompiledFeature,
     private readonly rules: number,
@@ -206,7 +242,7 @@ function uncachedItem(feature: CompiledFeature, scope: EvaluationScope, optIn: O
   const variantResults = runList(feature.variantRules, scope);
   const variantMissing = namesOf(scope.missing, scope.missingCount, fields.names);
   const item = resultOf(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
-  options.onItem?.(feature, () => item);
+  options.onItem?.(feature, { item: () => item, memo: undefined });
   return encodeItem(item);
 }
 

@@ -95,3 +95,23 @@ function hasConflict(paths: readonly string[]): boolean {
   }
   return false;
 }
+
+/**
+ * The nested context contextFromQuery builds from the same query: each path's segments as nested objects. Equal to
+ * it for every query parseFlatQuery accepts (no path is both a value and an object there).
+ */
+export function nestedContext(flat: FlatQuery): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (let index = 0; index < flat.paths.length; index++) {
+    const segments = flat.paths[index]!.split(".");
+    let node = root;
+    for (let depth = 0; depth < segments.length - 1; depth++) {
+      const segment = segments[depth]!;
+      let child = node[segment];
+      if (typeof child !== "object" || child === null) node[segment] = child = {};
+      node = child as Record<string, unknown>;
+    }
+    node[segments[segments.length - 1]!] = flat.values[index]!;
+  }
+  return root;
+}

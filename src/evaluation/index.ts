@@ -1,9 +1,9 @@
 /** The evaluation core: pure functions from feature definitions and a context to evaluated features. No I/O. */
 export { compileRuleset, CompiledRuleset } from "./compile-ruleset.js";
 export { contextFromQuery, QUERY_LIMITS, type ContextFromQuery } from "./context-from-query.js";
-export { writeAnswer, type AnswerOptions } from "./answer-writer.js";
+export { writeAnswer, type AnswerOptions, type OutcomeView } from "./answer-writer.js";
 export { contextValues, evaluateRuleset } from "./evaluate-ruleset.js";
-export { parseFlatQuery, type FlatQuery } from "./flat-query.js";
+export { nestedContext, parseFlatQuery, type FlatQuery } from "./flat-query.js";
 export { flattenContext } from "./flatten-context.js";
 export { rolloutBucket } from "./rollout-hash.js";
 export { serializeEvaluation } from "./serialize-evaluation.js";

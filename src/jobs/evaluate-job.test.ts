@@ -13,7 +13,7 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { EvaluateJob } from "../workers/protocol.js";
-import { evaluateJob, evaluateNested } from "./evaluate-job.js";
+import { evaluateJob, evaluateNested, type Evaluation } from "./evaluate-job.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJobs } from "./run-job.js";
 
@@ -75,12 +75,12 @@ const attributes = fc.oneof(
 const RUNS = 400;
 const QUERIES = 10;
 
-type Outcome = { status: number; body: string } | { code: string };
+type Outcome = { status: number; body: string; events: unknown } | { code: string };
 
-function outcome(run: () => { status: number; body: string | Uint8Array }): Outcome {
+function outcome(run: () => Evaluation): Outcome {
   try {
-    const answer = run();
-    return { status: answer.status, body: typeof answer.body === "string" ? answer.body : Buffer.from(answer.body).toString() };
+    const { answer, featureEvents } = run();
+    return { status: answer.status, body: typeof answer.body === "string" ? answer.body : Buffer.from(answer.body).toString(), events: featureEvents };
   } catch (error) {
     return { code: (error as { code?: string }).code ?? String(error) };
   }
@@ -116,11 +116,12 @@ it("answers every query exactly as the nested path does", async () => {
         await runJobs(context, [track("user", { userId: "u1", attributes: user1 }), track("user", { userId: "u2", attributes: user2 }),
           track("company", { companyId: "c1", attributes: company1 }), track("company", { companyId: "c2", attributes: company2 })], () => undefined);
         const version = tenancy.getEnvironment(environmentId)!.flagStateVersion;
-        for (const text of queries) {
-          const job: EvaluateJob = { kind: "evaluate", environmentId, minFlagStateVersion: version, query: text, onlyEnabled: false, attributeEpoch: 0, attributeCacheMs: 0 };
-          const actual = outcome(() => evaluateJob(context, job).answer);
+        for (const [index, text] of queries.entries()) {
+          // Every other query as `/features/enabled`, whose evaluate events must match too.
+          const job: EvaluateJob = { kind: "evaluate", environmentId, minFlagStateVersion: version, query: text, onlyEnabled: index % 2 === 1, attributeEpoch: 0, attributeCacheMs: 0 };
+          const actual = outcome(() => evaluateJob(context, job));
           const current = context.rulesets.get(environmentId, version)!;
-          const expected = outcome(() => evaluateNested(context, job, current).answer);
+          const expected = outcome(() => evaluateNested(context, job, current));
           expect(actual, text).toEqual(expected);
           if ("body" in actual && typeof evaluateJob(context, job).answer.body !== "string") {
             flatAnswers++;

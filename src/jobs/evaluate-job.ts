@@ -1,45 +1,60 @@
 import {
   contextFromQuery,
   evaluateRuleset,
+  nestedContext,
   parseFlatQuery,
   serializeEvaluation,
   writeAnswer,
   type EvaluatedFeature,
   type FlatQuery,
+  type OutcomeView,
 } from "../evaluation/index.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
-import { recordFeatureEvents, type FeatureEventInput } from "../tracking/index.js";
+import { evaluationRow, recordEvaluations, type Evaluations } from "../tracking/index.js";
 import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import type { JobContext } from "./job-context.js";
-import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf, type EntityKind } from "./remote-context.js";
+import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf, type EntityKind, type StoredEntity } from "./remote-context.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<string, unknown>): FeatureEventInput[] {
-  return results.map((result) => ({
-    action: "evaluate",
+/** An evaluated item as the `evaluate` event `/features/enabled` records for it. */
+function eventOf(result: EvaluatedFeature) {
+  return {
     key: result.key,
     targetingVersion: result.targetingVersion,
-    evalContext: context,
     evalResult: result.isEnabled,
     evalRuleResults: result.ruleEvaluationResults,
     evalMissingFields: result.missingContextFields,
-    timestamp: undefined,
-  }));
+  };
+}
+
+function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<string, unknown>): Evaluations {
+  const events = results.map(eventOf);
+  return { action: "evaluate", evalContext: context, results: events.map(({ key, evalResult }) => ({ key, evalResult })), rows: events.map(evaluationRow) };
+}
+
+/**
+ * The stored row of an outcome's event: the same bytes whenever the outcome recurs, so kept with it (an encoding per
+ * enabled feature per request was a tenth of `/features/enabled`'s cost).
+ */
+function eventRowOf(outcome: OutcomeView): Uint8Array {
+  let row = outcome.memo as Uint8Array | undefined;
+  if (row === undefined) outcome.memo = row = evaluationRow(eventOf(outcome.item()));
+  return row;
 }
 
 /** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to store before it is sent. */
 export interface Evaluation {
   answer: JobResult;
-  featureEvents: FeatureEventInput[];
+  featureEvents: Evaluations | undefined;
 }
 
 /** `GET /features/evaluated` and `/features/enabled` for one request (API.md §3), events stored before answering. */
 export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
   const { answer, featureEvents } = evaluateJob(jobContext, job);
-  if (featureEvents.length > 0) await recordFeatureEvents(jobContext.store, job.environmentId, featureEvents, Date.now());
+  if (featureEvents !== undefined) await recordEvaluations(jobContext.store, job.environmentId, featureEvents, Date.now());
   return answer;
 }
 
@@ -51,34 +66,38 @@ export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): 
 export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean } = {}): Evaluation {
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
-  if (!job.onlyEnabled) {
-    const flat = parseFlatQuery(job.query);
-    const bytes = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat);
-    // The writer's buffer is reused by the next evaluation: copied unless the caller sends it at once.
-    if (bytes !== undefined) {
-      const body = options.transient === true ? bytes : bytes.slice();
-      return { answer: { status: 200, body, headers: JSON_HEADERS, transient: options.transient === true }, featureEvents: [] };
-    }
-  }
-  return evaluateNested(jobContext, job, current);
+  const flat = parseFlatQuery(job.query);
+  const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat);
+  if (evaluated === undefined) return evaluateNested(jobContext, job, current);
+  // The writer's buffer is reused by the next evaluation: copied unless the caller sends it at once.
+  const transient = options.transient === true && evaluated.featureEvents === undefined;
+  const body = transient ? evaluated.bytes : evaluated.bytes.slice();
+  return { answer: { status: 200, body, headers: JSON_HEADERS, transient }, featureEvents: evaluated.featureEvents };
 }
 
 /** Sent paths under `user.` / `company.`: the id, and the top-level attributes the request sent. */
 interface SentEntity {
   id: string | undefined;
   topKeys: string[];
+  /** The stored entity merged in, when there is one. */
+  stored: StoredEntity | null;
 }
 
 /**
  * The answer's bytes from the flat query (a view of the writer's reused buffer), or undefined when a stored entity is
  * not flat-safe (the nested path then decides).
  */
-function evaluateFlat(jobContext: JobContext, job: EvaluateJob, current: CurrentRuleset, flat: FlatQuery): Uint8Array | undefined {
+function evaluateFlat(
+  jobContext: JobContext,
+  job: EvaluateJob,
+  current: CurrentRuleset,
+  flat: FlatQuery,
+): { bytes: Uint8Array; featureEvents: Evaluations | undefined } | undefined {
   const { ruleset } = current;
   const fieldIds = ruleset.fields.ids;
   const values = new Array<string | undefined>(ruleset.fields.size).fill(undefined);
-  const user: SentEntity = { id: undefined, topKeys: [] };
-  const company: SentEntity = { id: undefined, topKeys: [] };
+  const user: SentEntity = { id: undefined, topKeys: [], stored: null };
+  const company: SentEntity = { id: undefined, topKeys: [], stored: null };
   for (let index = 0; index < flat.paths.length; index++) {
     const path = flat.paths[index]!;
     const value = flat.values[index]!;
@@ -96,15 +115,35 @@ function evaluateFlat(jobContext: JobContext, job: EvaluateJob, current: Current
     const storedFlat = stored.flat;
     if (storedFlat === null) return undefined;
     fillRemoteFields(values, ruleset, kind, storedFlat, sent.topKeys);
+    sent.stored = stored;
     remoteContextUsed = true;
   }
+  const keys: string[] = [];
+  const rows: Uint8Array[] = [];
   const bytes = writeAnswer(ruleset, values, {
     flagStateVersion: current.version,
     remoteContextUsed,
     ...(flat.key !== undefined ? { onlyKey: flat.key } : {}),
     ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, user.id, company.id) } : {}),
+    ...(job.onlyEnabled
+      ? {
+          onlyEnabled: true,
+          onItem: (feature, outcome) => {
+            keys.push(feature.key);
+            rows.push(eventRowOf(outcome));
+          },
+        }
+      : {}),
   });
-  return bytes;
+  if (!job.onlyEnabled || keys.length === 0) return { bytes, featureEvents: undefined };
+  // The context the events record: the request's, with the stored attributes merged in as the nested path does.
+  const context = nestedContext(flat);
+  for (const [kind, sent] of [["user", user], ["company", company]] as const) {
+    if (sent.stored !== null) context[kind] = { ...sent.stored.attributes, ...(context[kind] as Record<string, unknown>) };
+  }
+  // Every item of a `/features/enabled` answer is enabled.
+  const results = keys.map((key) => ({ key, evalResult: true }));
+  return { bytes, featureEvents: { action: "evaluate", evalContext: context, results, rows } };
 }
 
 function noteSent(entity: SentEntity, path: string, value: string, from: number): void {
@@ -137,6 +176,6 @@ export function evaluateNested(jobContext: JobContext, job: EvaluateJob, current
   const body = `{"success":true,"flagStateVersion":${current.version},"remoteContextUsed":${remoteContextUsed},"features":${serializeEvaluation(results)}}`;
   return {
     answer: { status: 200, body, headers: JSON_HEADERS },
-    featureEvents: job.onlyEnabled && results.length > 0 ? evaluateEvents(results, context) : [],
+    featureEvents: job.onlyEnabled && results.length > 0 ? evaluateEvents(results, context) : undefined,
   };
 }

@@ -60,7 +60,8 @@ it("answers /features/enabled after its evaluate events are stored with the batc
     },
   );
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 400]);
-  expect(Object.keys(JSON.parse(answers[0]!.body).features)).toEqual(["huddle"]);
+  // Evaluation answers come as bytes, tracking answers as text.
+  expect(Object.keys(JSON.parse(Buffer.from(answers[0]!.body).toString()).features)).toEqual(["huddle"]);
   const stored = context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents;
   expect(stored.map((event) => [event.key, event.action, event.evalResult, (event.evalContext as { user: { id: string } }).user.id])).toEqual([
     ["huddle", "evaluate", true, "u1"],
@@ -84,8 +85,8 @@ it("answers every job of a batch in order, the bad ones alone, and stores the go
     (error) => faults.push(error),
   );
   expect(answers.map((answer) => answer.status)).toEqual([200, 400, 200, 200, 400, 200]);
-  expect(JSON.parse(answers[2]!.body)).toMatchObject({ success: true, feedbackId: expect.any(String) });
-  expect(JSON.parse(answers[4]!.body).error.validationErrors[0].path).toBe("event");
+  expect(JSON.parse(answers[2]!.body as string)).toMatchObject({ success: true, feedbackId: expect.any(String) });
+  expect(JSON.parse(answers[4]!.body as string).error.validationErrors[0].path).toBe("event");
   expect(faults).toEqual([]);
   const events = context.tracking.listEvents(envId, undefined, 10).events;
   expect(events.map((event) => `${event.userId}:${event.event}`)).toEqual(["u1:opened", "u2:a", "u2:b"]);

@@ -1,6 +1,6 @@
 import { errorResponse } from "../api/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { applyTrackingTogether, canShareTransaction, featureEventItems, type TrackingRequest } from "../tracking/index.js";
+import { applyTrackingTogether, canShareTransaction, type TrackingRequest } from "../tracking/index.js";
 import type { Job, JobResult } from "../workers/protocol.js";
 import { evaluateJob, runEvaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
@@ -47,8 +47,8 @@ export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (
         return;
       }
       const { answer, featureEvents } = evaluation;
-      if (featureEvents.length === 0) answers[position] = Promise.resolve(answer);
-      else shared.push({ position, answer, request: { environmentId: job.environmentId, items: featureEventItems(featureEvents), receivedAt: Date.now() } });
+      if (featureEvents === undefined) answers[position] = Promise.resolve(answer);
+      else shared.push({ position, answer, request: { environmentId: job.environmentId, items: [], evaluations: featureEvents, receivedAt: Date.now() } });
       return;
     }
     let items;

@@ -1,4 +1,5 @@
 import { key, lastKeyPart, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import { unpackValues } from "../storage/value-encoding.js";
 
 /** The tables written as per-environment append logs, each with its own sequence. */
 export type LogTable = "events" | "featureEvents" | "promptEvents" | "feedback";
@@ -54,17 +55,70 @@ export interface LogEntry<V> {
 }
 
 /**
+ * Several consecutive entries of a log stored as one record, under the key of the last one's sequence: what they
+ * share once, then each one's other fields as a row. Readers see the entries one by one, each with its own sequence
+ * (logEntries expands the group), so cursors and pages are as if each had been written alone. `/features/enabled`
+ * stores its `evaluate` events this way: one context and one put per request instead of one per enabled feature.
+ */
+export interface LogGroup<V> {
+  logGroup: {
+    shared: Partial<V>;
+    fields: (keyof V & string)[];
+    /** Each entry's values of `fields`: as arrays, or as their concatenated msgpack encodings (see packValue). */
+    rows: unknown[][] | Uint8Array;
+    count: number;
+  };
+}
+
+function isLogGroup<V>(value: unknown): value is LogGroup<V> {
+  return typeof value === "object" && value !== null && "logGroup" in value;
+}
+
+/** Appends one entry per row as consecutive entries of `table` in one group record. */
+export function appendGroup<V>(
+  store: KvStore,
+  table: LogTable,
+  environmentId: string,
+  sequences: SequenceAllocator,
+  group: LogGroup<V>["logGroup"],
+): void {
+  let last = 0;
+  for (let index = 0; index < group.count; index++) last = sequences.next(table);
+  store.table<LogGroup<V>>(table).put(logKey(table, environmentId, last), { logGroup: group });
+}
+
+function groupEntry<V>(group: LogGroup<V>["logGroup"], row: readonly unknown[]): V {
+  const entry: Record<string, unknown> = { ...group.shared };
+  for (let index = 0; index < group.fields.length; index++) entry[group.fields[index]!] = row[index];
+  return entry as V;
+}
+
+/**
  * Up to `limit` entries of a log after sequence `after`, in append order, decoded one at a time as the caller asks:
- * a reader that stops early (a page full by size) never decodes the rest.
+ * a reader that stops early (a page full by size) never decodes the rest. Grouped entries come out one by one.
  */
 export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): Generator<LogEntry<V>> {
   const prefix = logPrefix(table, environmentId);
-  const range = {
-    start: key(...prefix, sequenceKeyPart(after + 1)),
-    end: prefixRange(...prefix).end,
-    ...(Number.isFinite(limit) ? { limit } : {}),
-  };
-  for (const entry of store.table<V>(table).range(range)) yield { sequence: Number(lastKeyPart(entry.key)), value: entry.value };
+  // No limit on the range: a group record holds several entries. The range is read lazily, as entries are taken.
+  const range = { start: key(...prefix, sequenceKeyPart(after + 1)), end: prefixRange(...prefix).end };
+  let yielded = 0;
+  for (const entry of store.table<V | LogGroup<V>>(table).range(range)) {
+    const sequence = Number(lastKeyPart(entry.key));
+    const value = entry.value;
+    if (!isLogGroup<V>(value)) {
+      if (yielded++ === limit) return;
+      yield { sequence, value };
+      continue;
+    }
+    const group = value.logGroup;
+    const rows = group.rows instanceof Uint8Array ? (unpackValues(group.rows) as unknown[][]) : group.rows;
+    for (let index = 0; index < rows.length; index++) {
+      const itemSequence = sequence - rows.length + 1 + index;
+      if (itemSequence <= after) continue;
+      if (yielded++ === limit) return;
+      yield { sequence: itemSequence, value: groupEntry(group, rows[index]!) };
+    }
+  }
 }
 
 /** Up to `limit` entries of a log after sequence `after`, in append order. */

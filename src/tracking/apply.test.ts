@@ -9,7 +9,7 @@ import { parseTrackingCall, type TrackingCall } from "../schemas/tracking.js";
 import { prefixRange, TABLES, type KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { applyTracking, applyTrackingTogether, canShareTransaction, recordFeatureEvents, type TrackingRequest, type TrackingResult } from "./apply.js";
+import { applyTracking, applyTrackingTogether, canShareTransaction, evaluationRow, recordEvaluations, type TrackingRequest, type TrackingResult } from "./apply.js";
 import { TrackingReader } from "./reader.js";
 import type { EventRecord } from "./records.js";
 
@@ -415,20 +415,30 @@ describe("feature and prompt events", () => {
     ]);
   });
 
-  it("recordFeatureEvents appends evaluate events built in code", async () => {
-    await recordFeatureEvents(
-      store,
-      envId,
-      [
-        { action: "evaluate", key: "a", targetingVersion: 1, evalContext: { "user.id": "u1" }, evalResult: true, evalRuleResults: [true], evalMissingFields: [] },
-        { action: "evaluate", key: "b", targetingVersion: 2, evalContext: undefined, evalResult: true, evalRuleResults: undefined, evalMissingFields: undefined },
-      ],
-      T0,
-    );
-    expect(reader.listFeatureEvents(envId, undefined, 10).featureEvents.map((event) => [event.key, event.targetingVersion])).toEqual([
-      ["a", 1],
-      ["b", 2],
+  it("recordEvaluations appends one evaluation's events, each its own entry to readers", async () => {
+    await track("feature-events", { action: "check", key: "a", evalResult: true }, T0);
+    const evaluation = (keys: string[]) => {
+      const events = keys.map((key, index) => ({ key, targetingVersion: index + 1, evalResult: true, evalRuleResults: [true], evalMissingFields: [] }));
+      // Rows may come encoded or as arrays.
+      const rows = events.map((event, index) => (index % 2 === 0 ? evaluationRow(event) : [event.key, event.targetingVersion, true, [true], []]));
+      return { action: "evaluate" as const, evalContext: { user: { id: "u1" }, company: { id: "acme" } }, results: events, rows };
+    };
+    await recordEvaluations(store, envId, evaluation(["a", "b", "c"]), T0 + 1);
+    await recordEvaluations(store, envId, evaluation(["d"]), T0 + 2);
+    const all = reader.listFeatureEvents(envId, undefined, 10);
+    expect(all.featureEvents.map((event) => [event.cursor, event.action, event.key, event.targetingVersion])).toEqual([
+      ["1", "check", "a", null],
+      ["2", "evaluate", "a", 1],
+      ["3", "evaluate", "b", 2],
+      ["4", "evaluate", "c", 3],
+      ["5", "evaluate", "d", 1],
     ]);
+    expect(all.featureEvents[2]).toMatchObject({ evalContext: { user: { id: "u1" }, company: { id: "acme" } }, receivedAt: iso(T0 + 1) });
+    // Pages start and stop inside a group as they would between single entries.
+    expect(reader.listFeatureEvents(envId, "2", 2).featureEvents.map((event) => event.cursor)).toEqual(["3", "4"]);
+    expect(reader.listFeatureEvents(envId, "1", 1)).toMatchObject({ featureEvents: [{ cursor: "2" }], next: "2" });
+    expect(reader.listFeatureEvents(envId, "4", 10).featureEvents.map((event) => event.key)).toEqual(["d"]);
+    expect(reader.listFeatureEvents(envId, "5", 10)).toEqual({ featureEvents: [], next: "5" });
   });
 
   it("appends prompt events", async () => {

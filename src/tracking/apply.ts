@@ -3,7 +3,8 @@ import type { KvStore } from "../storage/kv.js";
 import { AggregateWriter } from "../analytics/aggregate-writer.js";
 import { featureEventCompany } from "../analytics/attribution.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { logKey, SequenceAllocator } from "./append-log.js";
+import { packValue } from "../storage/value-encoding.js";
+import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
@@ -51,6 +52,8 @@ export interface TrackingRequest {
   environmentId: string;
   items: readonly TrackingItem[];
   receivedAt: number;
+  /** The `evaluate` events of one `/features/enabled` request, stored as one group. */
+  evaluations?: Evaluations;
 }
 
 /**
@@ -83,30 +86,52 @@ export async function applyTrackingTogether(store: KvStore, requests: readonly T
           if (item.type === "feedback") throw new TypeError("feedback cannot share a transaction");
           writer.write(item);
         }
+        if (request.evaluations !== undefined) writer.evaluations(request.evaluations);
       }
       for (const writer of writers.values()) writer.finish();
     });
     return requests.map(() => ({ status: "fulfilled", value: undefined }));
   } catch {
-    return Promise.allSettled(requests.map(async (request) => void (await applyTracking(store, request.environmentId, request.items, request.receivedAt))));
+    return Promise.allSettled(
+      requests.map(async (request) => {
+        await applyTracking(store, request.environmentId, request.items, request.receivedAt);
+        if (request.evaluations !== undefined) await recordEvaluations(store, request.environmentId, request.evaluations, request.receivedAt);
+      }),
+    );
   }
 }
 
 export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
 
-/** Appends feature events (e.g. the `evaluate` events `/features/enabled` records); resolves once committed. */
-export async function recordFeatureEvents(
-  store: KvStore,
-  environmentId: string,
-  events: readonly FeatureEventInput[],
-  receivedAt: number,
-): Promise<void> {
-  await applyTracking(store, environmentId, featureEventItems(events), receivedAt);
+/** Feature events of one evaluation: one action and context, a result per feature. */
+export interface Evaluations {
+  action: FeatureEventItem["action"];
+  evalContext: Record<string, unknown> | null;
+  /** Each feature's key and result, for the aggregates. */
+  results: readonly Pick<FeatureEventItem, "key" | "evalResult">[];
+  /** Each feature's stored row: EVALUATION_FIELDS' values, as an array or as its msgpack bytes (evaluationRow). */
+  rows: readonly (unknown[] | Uint8Array)[];
 }
 
-/** Feature events built in code as the tracking items that store them. */
-export function featureEventItems(events: readonly FeatureEventInput[]): TrackingItem[] {
-  return events.map((event): FeatureEventItem => ({ ...event, type: "feature-flag-event" }));
+/** The fields each row of an evaluation group holds, in order. */
+const EVALUATION_FIELDS: (keyof FeatureEventRecord & string)[] = ["key", "targetingVersion", "evalResult", "evalRuleResults", "evalMissingFields"];
+
+/** The stored row of one feature's evaluate event, encoded (callers keep it per outcome: it is the same every time). */
+export function evaluationRow(event: Pick<FeatureEventItem, "key" | "targetingVersion" | "evalResult" | "evalRuleResults" | "evalMissingFields">): Uint8Array {
+  return packValue([event.key, event.targetingVersion ?? null, event.evalResult ?? null, event.evalRuleResults ?? null, event.evalMissingFields ?? null]);
+}
+
+/**
+ * Appends the `evaluate` events of one `/features/enabled` request (they share one context) as one group of log
+ * entries; resolves once committed.
+ */
+export async function recordEvaluations(store: KvStore, environmentId: string, evaluations: Evaluations, receivedAt: number): Promise<void> {
+  if (evaluations.results.length === 0) return;
+  await store.write(() => {
+    const writer = new TrackingWriter(store, environmentId, receivedAt);
+    writer.evaluations(evaluations);
+    writer.finish();
+  });
 }
 
 /**
@@ -235,6 +260,32 @@ class TrackingWriter {
     };
     this.append("featureEvents", record);
     this.aggregates.featureEvent(record);
+  }
+
+  /** Feature events sharing one context, action and time, as one group: each still its own entry to readers. */
+  evaluations({ action, evalContext, results, rows }: Evaluations): void {
+    if (results.length === 0) return;
+    const countsForCompanyId = featureEventCompany(evalContext, this.latestCompanyOf);
+    const receivedAt = this.receivedAt;
+    let size = 0;
+    const encoded = rows.map((row) => {
+      const bytes = row instanceof Uint8Array ? row : packValue(row);
+      size += bytes.length;
+      return bytes;
+    });
+    const packedRows = new Uint8Array(size);
+    let offset = 0;
+    for (const bytes of encoded) {
+      packedRows.set(bytes, offset);
+      offset += bytes.length;
+    }
+    appendGroup<FeatureEventRecord>(this.store, "featureEvents", this.environmentId, this.sequences, {
+      shared: { action, evalContext, countsForCompanyId, receivedAt },
+      fields: EVALUATION_FIELDS,
+      rows: packedRows,
+      count: encoded.length,
+    });
+    for (const result of results) this.aggregates.featureEvent({ action, key: result.key, evalResult: result.evalResult ?? null, countsForCompanyId, receivedAt });
   }
 
   private promptEvent(item: PromptEventItem): void {
