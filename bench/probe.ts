@@ -11,8 +11,8 @@ import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
-import { postBulk, seedApp } from "./support/seed.js";
-import { BULK_SIZE, bulkRequests, evaluateRequests, eventRequests, type ContextTraffic } from "./serving/requests.js";
+import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
+import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, type ContextTraffic } from "./serving/requests.js";
 
 const SCENARIOS = [
   "evaluate-10",
@@ -22,10 +22,12 @@ const SCENARIOS = [
   "enabled-50",
   "event",
   "bulk",
+  "bulk-mixed",
   "health",
   "hello-get",
   "hello-post",
   "group-commit",
+  "bulk-ceiling",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -39,10 +41,12 @@ Scenarios:
   enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
   event          POST /event, one event per request
   bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight
+  bulk-mixed     POST /bulk, ${BULK_SIZE} items per body: 80 % events, 10 % users, 10 % companies, 8 in flight
   health         GET /health: the service's own cost of a request that does nothing
   hello-get      a bare uWebSockets.js hello-world GET (the transport ceiling)
   hello-post     a bare uWebSockets.js hello-world POST
   group-commit   a bare uWebSockets.js POST that commits each body to LMDB before answering
+  bulk-ceiling   the same, storing each item of bulk-mixed bodies on its own (the /bulk ceiling)
 
 Options:
   --workers N        SWITCHYARD_WORKERS of the service (default 1; 0 runs jobs inline)
@@ -92,6 +96,11 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
     const server = await startGroupCommitServer(dataDir);
     return { server, requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }] };
   }
+  if (scenario === "bulk-ceiling") {
+    const server = await startGroupCommitServer(dataDir, true);
+    const app = { publishableKey: "unused", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
+    return { server, requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })) };
+  }
   if (scenario === "hello-get" || scenario === "hello-post") {
     const server = await startHelloServer("uws", scenario === "hello-get" ? options.bodyBytes : undefined);
     const requests: RequestSpec[] =
@@ -107,15 +116,22 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
   else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
-  const requests: RequestSpec[] =
-    scenario === "health"
-      ? [{ method: "GET", path: "/health", headers: {} }]
-      : scenario === "event"
-      ? eventRequests(app)
-      : scenario === "bulk"
-        ? bulkRequests(app)
-        : evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: options.contexts });
-  return { server, requests };
+  return { server, requests: serviceRequests(scenario, app, options.contexts) };
+}
+
+function serviceRequests(scenario: Scenario, app: SeededApp, contexts: ContextTraffic): RequestSpec[] {
+  switch (scenario) {
+    case "health":
+      return [{ method: "GET", path: "/health", headers: {} }];
+    case "event":
+      return eventRequests(app);
+    case "bulk":
+      return bulkRequests(app);
+    case "bulk-mixed":
+      return bulkMixedRequests(app);
+    default:
+      return evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: contexts });
+  }
 }
 
 async function main(): Promise<void> {
@@ -162,8 +178,8 @@ async function main(): Promise<void> {
   const { server, requests } = await serverFor(scenario, options, data.path);
   const lines: string[] = [];
   try {
-    const itemsPerRequest = scenario === "bulk" ? BULK_SIZE : 1;
-    const connections = values.connections !== undefined ? Number(values.connections) : scenario === "bulk" ? 8 : 50;
+    const itemsPerRequest = scenario.startsWith("bulk") ? BULK_SIZE : 1;
+    const connections = values.connections !== undefined ? Number(values.connections) : scenario.startsWith("bulk") ? 8 : 50;
     const spec: LoadSpec = { baseUrl: server.url, requests, connections, durationSeconds: 2 };
     await runLoad(driver, spec, scratch.path); // warm-up
     for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
@@ -171,7 +187,7 @@ async function main(): Promise<void> {
       const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds) }, scratch.path);
       const after = threadTicks(server.pid);
       const items = result.requests * itemsPerRequest;
-      const unit = itemsPerRequest > 1 ? "event" : "request";
+      const unit = itemsPerRequest > 1 ? "item" : "request";
       lines.push(
         `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms, ${options.contexts} contexts): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
           `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,

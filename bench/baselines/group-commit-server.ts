@@ -5,8 +5,9 @@
  * No routing, keys, validation, users, companies or analytics: what remains is the transport plus the commit wait,
  * which no tracking call that is acknowledged after commit can avoid.
  *
- * `node group-commit-server.js <dataDir>` listens on 127.0.0.1 with an ephemeral port and prints
- * `{"message":"listening","port":N}`.
+ * `node group-commit-server.js <dataDir> [--items]` listens on 127.0.0.1 with an ephemeral port and prints
+ * `{"message":"listening","port":N}`. With `--items` a body is a JSON array and each of its items is put on its own:
+ * the ceiling of a `/bulk` acknowledged after commit (parse, one put per item, one commit per turn).
  */
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";
@@ -20,7 +21,14 @@ interface Waiting {
   answer: () => void;
 }
 
-function serve(dataDir: string): void {
+const USAGE = `node dist/bench/baselines/group-commit-server.js <dataDir> [--items]
+
+A bare uWebSockets.js server on 127.0.0.1 (ephemeral port, printed as {"message":"listening","port":N}) that stores
+every POST body in LMDB, one commit per event-loop turn, and answers each only after its commit: the ceiling of any
+call acknowledged after commit. --items: bodies are JSON arrays, each item stored on its own (the /bulk ceiling).
+`;
+
+function serve(dataDir: string, perItem: boolean): void {
   const store = new LmdbStore({ path: dataDir, durability: "commit" });
   const events = store.table("events");
   let sequence = 0;
@@ -31,7 +39,11 @@ function serve(dataDir: string): void {
     queued = [];
     void store
       .write(() => {
-        for (const waiting of group) events.put(logKey("events", "ceiling", ++sequence), JSON.parse(waiting.body));
+        for (const waiting of group) {
+          const parsed: unknown = JSON.parse(waiting.body);
+          if (perItem && Array.isArray(parsed)) for (const item of parsed) events.put(logKey("events", "ceiling", ++sequence), item);
+          else events.put(logKey("events", "ceiling", ++sequence), parsed);
+        }
       })
       .then(() => {
         for (const waiting of group) waiting.answer();
@@ -58,6 +70,10 @@ function serve(dataDir: string): void {
   });
 }
 
-const dataDir = process.argv[2];
-if (!dataDir) throw new Error("usage: group-commit-server.js <dataDir>");
-serve(dataDir);
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) process.stdout.write(USAGE);
+else {
+  const dataDir = args.find((arg) => !arg.startsWith("--"));
+  if (!dataDir) throw new Error(USAGE);
+  serve(dataDir, args.includes("--items"));
+}

@@ -1,5 +1,5 @@
 /** The request streams the load scenarios cycle through, built from a seeded app's keys. */
-import { bulkEventsBody, contextQuery, DISTINCT_USERS, eventBody, trafficQueries } from "../support/fixtures.js";
+import { bulkEventsBody, bulkMixedBody, contextQuery, DISTINCT_USERS, eventBody, trafficQueries } from "../support/fixtures.js";
 import { bearer } from "../support/lab.js";
 import type { RequestSpec } from "../support/load.js";
 import type { SeededApp } from "../support/seed.js";
@@ -49,6 +49,12 @@ export function eventRequests(app: SeededApp, api: "front" | "tracking" = "front
 export function bulkRequests(app: SeededApp): RequestSpec[] {
   const headers = bearer(app.publishableKey, true);
   return Array.from({ length: 4 }, (_, index) => ({ method: "POST", path: "/bulk", headers, body: JSON.stringify(bulkEventsBody(BULK_SIZE, index * BULK_SIZE)) }));
+}
+
+/** POST /bulk with mixed bodies as backends send them (80 % events, 10 % users, 10 % companies), eight different ones. */
+export function bulkMixedRequests(app: SeededApp): RequestSpec[] {
+  const headers = bearer(app.publishableKey, true);
+  return Array.from({ length: 8 }, (_, index) => ({ method: "POST", path: "/bulk", headers, body: JSON.stringify(bulkMixedBody(BULK_SIZE, 100 + index)) }));
 }
 
 /** 80 % evaluation, 20 % tracking: four evaluations, then one event, over and over. */

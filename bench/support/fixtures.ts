@@ -179,6 +179,28 @@ export function bulkEventsBody(count: number, offset = 0): Record<string, unknow
   return Array.from({ length: count }, (_, item) => ({ type: "event", ...eventBody(offset + item) }));
 }
 
+/** Users and companies a backend's mixed bulk bodies draw from. */
+export const BULK_MIX_USERS = 100_000;
+export const BULK_MIX_COMPANIES = 2_000;
+
+/**
+ * A `/bulk` body as backends send their buffered tracking: 80 % events, 10 % user updates, 10 % company updates
+ * (some with a user to associate), drawn from 100,000 users and 2,000 companies.
+ */
+export function bulkMixedBody(count: number, seed: number): Record<string, unknown>[] {
+  const random = seededRandom(seed);
+  const items: Record<string, unknown>[] = [];
+  for (let index = 0; index < count; index++) {
+    const user = Math.floor(random() * BULK_MIX_USERS);
+    const company = user % BULK_MIX_COMPANIES;
+    const roll = random();
+    if (roll < 0.8) items.push({ type: "event", ...eventBody(index), userId: `mu${user}`, companyId: `mc${company}` });
+    else if (roll < 0.9) items.push({ type: "user", userId: `mu${user}`, attributes: { name: `User ${user}`, role: pick(ROLES, user), plan: pick(PLANS, company) } });
+    else items.push({ type: "company", companyId: `mc${company}`, ...(roll < 0.95 ? { userId: `mu${user}` } : {}), attributes: { name: `Company ${company}`, plan: pick(PLANS, company), seats: company % 300 } });
+  }
+  return items;
+}
+
 /** A `/bulk` body storing users `from..to-1` and as many companies, each with a few attributes. */
 export function bulkEntitiesBody(from: number, to: number): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];

@@ -57,9 +57,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return { ...listening, options };
 }
 
-/** The bare uWebSockets.js server that commits each body before answering (bench/baselines/group-commit-server.js). */
-export function startGroupCommitServer(dataDir: string): Promise<Listening> {
-  return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir], {});
+/**
+ * The bare uWebSockets.js server that commits each body before answering (bench/baselines/group-commit-server.js);
+ * `perItem` stores each item of an array body on its own (the /bulk ceiling).
+ */
+export function startGroupCommitServer(dataDir: string, perItem = false): Promise<Listening> {
+  return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir, ...(perItem ? ["--items"] : [])], {});
 }
 
 /**

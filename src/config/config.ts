@@ -22,6 +22,8 @@ export interface Config {
   readonly logLevel: "silent" | "info";
   /** How long an evaluation answer may be reused for a repeated context; 0 turns the cache off. */
   readonly evaluationCacheMs: number;
+  /** Evaluation answers at least this large are compressed when the client accepts br or gzip; 0 never compresses. */
+  readonly compressMinBytes: number;
   /** Live-update streams (API.md §5): keep-alive comment interval, and how many streams may be open. */
   readonly sse: {
     readonly keepAliveMs: number;
@@ -55,6 +57,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_MAX_PENDING_WRITES: v.optional(integerFrom(1, 10_000_000), "20000"),
   SWITCHYARD_LOG: v.optional(v.picklist(["silent", "info"], "must be silent or info"), "info"),
   SWITCHYARD_EVALUATION_CACHE_MS: v.optional(integerFrom(0, 60_000), "1000"),
+  SWITCHYARD_COMPRESS_MIN_BYTES: v.optional(integerFrom(0, 1_000_000_000), "32768"),
   // The contract's 15 s; tests shorten it. Below 100 ms the comments alone would be a load.
   SWITCHYARD_SSE_KEEPALIVE_MS: v.optional(integerFrom(100, 3_600_000), "15000"),
   SWITCHYARD_SSE_MAX_STREAMS_PER_KEY: v.optional(integerFrom(1, 1_000_000), "100"),
@@ -91,6 +94,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     maxPendingWrites: input.SWITCHYARD_MAX_PENDING_WRITES,
     logLevel: input.SWITCHYARD_LOG,
     evaluationCacheMs: input.SWITCHYARD_EVALUATION_CACHE_MS,
+    compressMinBytes: input.SWITCHYARD_COMPRESS_MIN_BYTES,
     sse: Object.freeze({
       keepAliveMs: input.SWITCHYARD_SSE_KEEPALIVE_MS,
       maxStreamsPerKey: input.SWITCHYARD_SSE_MAX_STREAMS_PER_KEY,

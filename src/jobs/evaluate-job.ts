@@ -16,6 +16,7 @@ import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import type { JobContext } from "./job-context.js";
 import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf, type EntityKind, type StoredEntity } from "./remote-context.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
+import { compressAnswer } from "../serving/answer-encoding.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -68,11 +69,28 @@ export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: {
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
   const flat = parseFlatQuery(job.query);
   const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat);
-  if (evaluated === undefined) return evaluateNested(jobContext, job, current);
+  if (evaluated === undefined) return compressed(job, evaluateNested(jobContext, job, current));
+  if (wantsCompression(job, evaluated.bytes.length)) return compressed(job, { answer: { status: 200, body: evaluated.bytes, headers: JSON_HEADERS }, featureEvents: evaluated.featureEvents });
   // The writer's buffer is reused by the next evaluation: copied unless the caller sends it at once.
   const transient = options.transient === true && evaluated.featureEvents === undefined;
   const body = transient ? evaluated.bytes : evaluated.bytes.slice();
   return { answer: { status: 200, body, headers: JSON_HEADERS, transient }, featureEvents: evaluated.featureEvents };
+}
+
+function wantsCompression(job: EvaluateJob, bytes: number): boolean {
+  return job.encoding !== undefined && job.compressMinBytes !== undefined && job.compressMinBytes > 0 && bytes >= job.compressMinBytes;
+}
+
+/** The evaluation with its answer compressed, when the client accepts it and the answer is large enough. */
+function compressed(job: EvaluateJob, evaluation: Evaluation): Evaluation {
+  const { answer } = evaluation;
+  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
+  if (!wantsCompression(job, body.length)) return evaluation;
+  const encoding = job.encoding!;
+  return {
+    ...evaluation,
+    answer: { status: answer.status, body: compressAnswer(body, encoding), headers: { ...JSON_HEADERS, "content-encoding": encoding, vary: "Accept-Encoding" } },
+  };
 }
 
 /** Sent paths under `user.` / `company.`: the id, and the top-level attributes the request sent. */

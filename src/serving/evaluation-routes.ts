@@ -4,24 +4,29 @@ import type { ApiResponse } from "../api/types.js";
 import { waitForFlagState, waitForVersionParam } from "../features/wait-for-version.js";
 import type { Services } from "../services.js";
 import type { EvaluateJob, JobResult } from "../workers/protocol.js";
+import { preferredEncoding } from "./answer-encoding.js";
 
 function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
   const { services, request } = context;
   const wanted = waitForVersionParam(request.query);
-  if (wanted === undefined) return evaluateNow(services, environmentId, request.query, onlyEnabled);
-  return waitForFlagState(services, environmentId, wanted).then(() => evaluateNow(services, environmentId, request.query, onlyEnabled));
+  const acceptEncoding = request.headers["accept-encoding"];
+  if (wanted === undefined) return evaluateNow(services, environmentId, request.query, acceptEncoding, onlyEnabled);
+  return waitForFlagState(services, environmentId, wanted).then(() => evaluateNow(services, environmentId, request.query, acceptEncoding, onlyEnabled));
 }
 
 /**
  * Synchronous when the answer is remembered, and when the executor evaluates inline: a context answered at once costs
  * no promise, and its bytes go to the front end straight from the evaluator's buffer.
  */
-function evaluateNow(services: Services, environmentId: string, query: string, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
+function evaluateNow(services: Services, environmentId: string, query: string, acceptEncoding: string | undefined, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const flagStateVersion = services.flagStates.current(environmentId);
   // `/features/enabled` records feature events on every call, so only `/features/evaluated` is answered from memory.
   const cache = onlyEnabled || !services.evaluationCache.consult() ? undefined : services.evaluationCache;
-  const cached = cache?.get(environmentId, query, flagStateVersion);
+  const encoding = preferredEncoding(acceptEncoding);
+  // Compressed and plain answers of one query are different entries.
+  const cacheKey = encoding === undefined ? query : `${query}\u0000${encoding}`;
+  const cached = cache?.get(environmentId, cacheKey, flagStateVersion);
   // Answers share the remembered headers object: nothing edits a response's headers in place (withCors replaces them).
   if (cached) return { status: cached.status, headers: cached.headers, body: cached.body };
   const attributeEpoch = services.evaluationCache.attributeEpoch(environmentId);
@@ -33,9 +38,10 @@ function evaluateNow(services: Services, environmentId: string, query: string, o
     onlyEnabled,
     attributeEpoch,
     attributeCacheMs: services.config.evaluationCacheMs,
+    ...(encoding !== undefined ? { encoding, compressMinBytes: services.config.compressMinBytes } : {}),
   };
   const remember = (answer: JobResult): JobResult => {
-    cache?.put(environmentId, query, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: answer.headers ?? {} });
+    cache?.put(environmentId, cacheKey, flagStateVersion, attributeEpoch, { status: answer.status, body: answer.body, headers: answer.headers ?? {} });
     return answer;
   };
   const { executor } = services;

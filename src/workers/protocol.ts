@@ -3,6 +3,7 @@
  * array of jobs and answers an array of results in the same order.
  */
 import type { TrackingCall } from "../schemas/tracking.js";
+import type { AnswerEncoding } from "../serving/answer-encoding.js";
 
 export interface EvaluateJob {
   kind: "evaluate";
@@ -17,6 +18,9 @@ export interface EvaluateJob {
   attributeEpoch: number;
   /** How long stored attributes read for remote context may be reused under that epoch; 0 reads them every time. */
   attributeCacheMs: number;
+  /** The client accepts this compression, and answers of at least `compressMinBytes` are sent with it. */
+  encoding?: AnswerEncoding;
+  compressMinBytes?: number;
 }
 
 export interface TrackJob {
