@@ -59,6 +59,7 @@ Options:
   --profile DIR      run the service with --cpu-prof into DIR (one .cpuprofile per thread)
   --body-bytes N     hello-get: answer with a body of N bytes (the transport's cost of a large answer)
   --node-arg ARG     an option for the service's node, e.g. --perf-basic-prof for perf (repeatable)
+  --accept-encoding V  evaluate-N: send Accept-Encoding: V (large answers come compressed)
   --env K=V          further SWITCHYARD_* settings (repeatable)
   --help             this text
 `;
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
       profile: { type: "string" },
       "body-bytes": { type: "string" },
       "node-arg": { type: "string", multiple: true, default: [] },
+      "accept-encoding": { type: "string" },
       env: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
@@ -175,7 +177,10 @@ async function main(): Promise<void> {
   const driver = (values.driver ?? detectDriver()) as Driver;
   const scratch = tempDir("switchyard-probe-");
   const data = tempDir("switchyard-probe-data-");
-  const { server, requests } = await serverFor(scenario, options, data.path);
+  const served = await serverFor(scenario, options, data.path);
+  const { server } = served;
+  const acceptEncoding = values["accept-encoding"];
+  const requests = acceptEncoding === undefined ? served.requests : served.requests.map((request) => ({ ...request, headers: { ...request.headers, "Accept-Encoding": acceptEncoding } }));
   const lines: string[] = [];
   try {
     const itemsPerRequest = scenario.startsWith("bulk") ? BULK_SIZE : 1;

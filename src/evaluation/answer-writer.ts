@@ -77,6 +77,7 @@ const pieces: Uint8Array[] = [];
 export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string | undefined>, options: AnswerOptions): Uint8Array {
   const scope = ruleset.scope;
   scope.values = values;
+  scope.buckets.fill(-1);
   pieces.length = 0;
   if (options.onlyKey !== undefined) {
     const feature = ruleset.byKey.get(options.onlyKey);

@@ -17,8 +17,9 @@ const not = (filter: Filter): Filter => ({ type: "negation", filter });
 /** Runs one compiled filter and the reference on the same context; returns ours after checking they agree. */
 function evaluateBoth(filter: Filter, context: Record<string, unknown>) {
   const fields = new FieldRegistry();
-  const compiled = compileFilter(filter, new RolloutCaches(), fields);
-  const scope = createScope(fields.valuesOf(flattenContext(context)), fields);
+  const caches = new RolloutCaches();
+  const compiled = compileFilter(filter, caches, fields);
+  const scope = createScope(fields.valuesOf(flattenContext(context)), fields, caches);
   const result = compiled.run(scope);
   const ours = { result, missing: missingNames(scope, fields) };
   const reference = evaluateFeatureRules({ context, featureKey: "f", rules: [{ filter, value: true }] });
@@ -94,7 +95,7 @@ describe("compileFilter", () => {
     const byCompany: Filter = { ...byUser, partialRolloutAttribute: "company.id" };
     const fields = new FieldRegistry();
     const compiled = [compileFilter(byUser, caches, fields), compileFilter(byCompany, caches, fields)];
-    const scope = createScope(fields.valuesOf(flattenContext({ user: { id: "u1" }, company: { id: "c1" } })), fields);
+    const scope = createScope(fields.valuesOf(flattenContext({ user: { id: "u1" }, company: { id: "c1" } })), fields, caches);
     for (const filter of compiled) filter.run(scope);
     expect(caches.keyCount).toBe(1);
     expect(caches.for("k").has("u1")).toBe(true);

@@ -10,7 +10,8 @@ import {
   reportsMissingField,
 } from "./operators.js";
 import { FieldRegistry } from "./field-registry.js";
-import { ROLLOUT_SCALE, rolloutBucket, RolloutCaches } from "./rollout-hash.js";
+import { ROLLOUT_SCALE, rolloutBucket, RolloutCaches, type RolloutSlot } from "./rollout-hash.js";
+import { resolveBucket } from "./rollout-slots.js";
 
 /** What the closures of one evaluation share: the context's field values and where missing fields are reported. */
 export interface EvaluationScope {
@@ -19,11 +20,14 @@ export interface EvaluationScope {
   /** Ids of the fields reported missing by the rule list being evaluated, in first-report order: the first `missingCount`. */
   readonly missing: Int32Array;
   missingCount: number;
+  /** The rollout slots of the ruleset (see RolloutCaches.slotFor), and this evaluation's bucket of each (-1: not yet). */
+  readonly slots: readonly RolloutSlot[];
+  readonly buckets: Int32Array;
 }
 
-/** A scope over `values` with room to report every field of `fields` missing. */
-export function createScope(values: ArrayLike<string | undefined>, fields: FieldRegistry): EvaluationScope {
-  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0 };
+/** A scope over `values` with room to report every field of `fields` missing and a bucket for every rollout slot. */
+export function createScope(values: ArrayLike<string | undefined>, fields: FieldRegistry, caches: RolloutCaches): EvaluationScope {
+  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0, slots: caches.slots, buckets: new Int32Array(caches.slots.length).fill(-1) };
 }
 
 /** The names of the fields the scope reports missing, in report order. */
@@ -65,8 +69,10 @@ export function compileFilter(
       return constant(filter.value);
     case "context":
       return compileContextFilter(filter, fields.idOf(String(filter.field)));
-    case "rolloutPercentage":
-      return compileRolloutFilter(filter, caches, fields.idOf(String(filter.partialRolloutAttribute)));
+    case "rolloutPercentage": {
+      const fieldId = fields.idOf(String(filter.partialRolloutAttribute));
+      return compileRolloutFilter(filter, fieldId, caches.slotFor(filter.key, fieldId));
+    }
     case "group":
       return compileGroup(filter, caches, fields);
     case "negation": {
@@ -125,10 +131,9 @@ function compileContextFilter(filter: ContextFilter, fieldId: number): CompiledF
   };
 }
 
-function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCaches, fieldId: number): CompiledFilter {
+function compileRolloutFilter(filter: RolloutPercentageFilter, fieldId: number, slot: number): CompiledFilter {
   const { partialRolloutAttribute: attribute, partialRolloutThreshold: threshold } = filter;
   const prefix = `${filter.key}.`;
-  const buckets = caches.for(filter.key);
   // Buckets run 0..100000 inclusive, so these two thresholds decide without hashing.
   const decided = threshold <= 0 ? false : threshold > ROLLOUT_SCALE ? true : undefined;
   const inherited = inheritedFieldValue(attribute);
@@ -141,7 +146,9 @@ function compileRolloutFilter(filter: RolloutPercentageFilter, caches: RolloutCa
         reportMissing(scope, fieldId);
         return false;
       }
-      return decided ?? buckets.bucket(value) < threshold;
+      if (decided !== undefined) return decided;
+      const bucket = scope.buckets[slot]!;
+      return (bucket >= 0 ? bucket : resolveBucket(scope, slot, value)) < threshold;
     },
     constant: undefined,
   };

@@ -78,7 +78,7 @@ export class CompiledRuleset {
   /** The encoded answer heads of the last flagStateVersion answered (see answer-writer.ts). */
   readonly answerHeads = { version: -1, used: new Uint8Array(), unused: new Uint8Array() };
   /** Reused by every evaluation of this ruleset (evaluation is synchronous); sized once compilation is done. */
-  scope: EvaluationScope = createScope([], new FieldRegistry());
+  scope: EvaluationScope = createScope([], new FieldRegistry(), new RolloutCaches());
   /** Keys of the features whose targeting or config could not be compiled, with why. */
   readonly compileFailures: { key: string; part: "targeting" | "config"; issues: ValidationIssue[] }[] = [];
 }
@@ -97,7 +97,7 @@ export function compileRuleset(definitions: readonly FeatureDefinition[]): Compi
   }
   ruleset.rolloutCaches.sizeGenerations();
   ruleset.fieldTrie = fieldTrie(ruleset.fields.names);
-  ruleset.scope = createScope([], ruleset.fields);
+  ruleset.scope = createScope([], ruleset.fields, ruleset.rolloutCaches);
   ruleset.answerOrder = [
     ...ruleset.features.filter((feature) => feature.isArrayIndexKey).sort((a, b) => Number(a.key) - Number(b.key)),
     ...ruleset.features.filter((feature) => !feature.isArrayIndexKey),

@@ -15,7 +15,7 @@ export function evaluateRuleset(
   context: Record<string, unknown>,
   options: EvaluateOptions = NO_OPTIONS,
 ): EvaluatedFeature[] {
-  const scope = createScope(contextValues(ruleset, context), ruleset.fields);
+  const scope = createScope(contextValues(ruleset, context), ruleset.fields, ruleset.rolloutCaches);
   const onlyEnabled = options.onlyEnabled === true;
   const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];

@@ -68,7 +68,7 @@ export class RolloutBucketCache {
 
   private current = new Map<string, number>();
   private previous = new Map<string, number>();
-  private readonly hasher: RolloutHasher;
+  readonly hasher: RolloutHasher;
   private readonly gate = new HitRateGate(RolloutBucketCache.BREAK_EVEN);
 
   constructor(
@@ -108,6 +108,11 @@ export class RolloutBucketCache {
     return this.gate.bypassing;
   }
 
+  /** Counts a bucket computed elsewhere while bypassing (a batched hash), so that sampling resumes on time. */
+  countBypassed(): void {
+    this.gate.open();
+  }
+
   /** Whether the bucket of `value` is held, without touching the cache; for tests. */
   has(value: string): boolean {
     return this.current.has(value) || this.previous.has(value);
@@ -117,6 +122,12 @@ export class RolloutBucketCache {
   get size(): number {
     return this.current.size + this.previous.size;
   }
+}
+
+/** A rollout key and the context field whose value it hashes. */
+export interface RolloutSlot {
+  readonly fieldId: number;
+  readonly cache: RolloutBucketCache;
 }
 
 /**
@@ -130,6 +141,21 @@ export class RolloutCaches {
   static readonly MAX_PER_KEY = 16_384;
 
   private readonly byKey = new Map<string, RolloutBucketCache>();
+  private readonly slotIds = new Map<string, number>();
+  /** Every (rollout key, attribute field) a filter of the ruleset reads, in the order compilation met them. */
+  readonly slots: RolloutSlot[] = [];
+
+  /** The slot of a rollout on `rolloutKey` by the field `fieldId`: one bucket per evaluation, whichever filter asks. */
+  slotFor(rolloutKey: string, fieldId: number): number {
+    const name = `${rolloutKey}\u0000${fieldId}`;
+    let slot = this.slotIds.get(name);
+    if (slot === undefined) {
+      slot = this.slots.length;
+      this.slots.push({ fieldId, cache: this.for(rolloutKey) });
+      this.slotIds.set(name, slot);
+    }
+    return slot;
+  }
 
   for(rolloutKey: string): RolloutBucketCache {
     let cache = this.byKey.get(rolloutKey);

@@ -9,6 +9,7 @@
  * message words once, the rounds that read only those words are run once, and a value costs one compression.
  */
 import { encodeLikeJsSha256, ROLLOUT_SCALE, rolloutBucket } from "./rollout-hash.js";
+import { input as laneWords, LANES } from "./sha256x4.js";
 
 const K = Int32Array.from([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
@@ -43,6 +44,26 @@ export class RolloutHasher {
     this.fixedRounds = Math.min(bytes.length, ONE_BLOCK_BYTES) >> 2;
     this.stateAfterFixed.set(IV);
     compressRounds(this.stateAfterFixed, this.prefixWords, 0, this.fixedRounds);
+  }
+
+  /**
+   * Writes the message of `<prefix><value>` into lane `lane` of sha256x4's input, and answers true; false (nothing
+   * written) when it does not fit one block or the value is not ASCII — bucket() handles those.
+   */
+  fillLane(value: string, lane: number): boolean {
+    const prefixLength = this.prefixLength;
+    const length = prefixLength + value.length;
+    if (length > ONE_BLOCK_BYTES) return false;
+    for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) > 0x7f) return false;
+    const prefixWords = this.prefixWords;
+    for (let index = 0; index < 16; index++) laneWords[index * LANES + lane] = prefixWords[index]!;
+    for (let index = 0; index < value.length; index++) {
+      const position = prefixLength + index;
+      laneWords[(position >> 2) * LANES + lane]! |= value.charCodeAt(index) << (24 - (position & 3) * 8);
+    }
+    laneWords[(length >> 2) * LANES + lane]! |= 0x80 << (24 - (length & 3) * 8);
+    laneWords[15 * LANES + lane] = length * 8;
+    return true;
   }
 
   /** The bucket (0..100000) of `<prefix><value>`, equal to rolloutBucket's. */
@@ -92,11 +113,14 @@ export class RolloutHasher {
       b = a;
       a = (t1 + t2) | 0;
     }
-    // The digest's first word is big-endian; the bucket reads its first bytes little-endian.
-    const first = (a + IV[0]!) | 0;
-    const low20 = ((first >>> 24) & 0xff) | (((first >>> 16) & 0xff) << 8) | (((first >>> 8) & 0x0f) << 16);
-    return Math.floor((low20 / LOW_20_BITS) * ROLLOUT_SCALE);
+    return bucketOfFirstWord((a + IV[0]!) | 0);
   }
+}
+
+/** The rollout bucket of a digest whose first (big-endian) word is `first`: its first bytes read little-endian. */
+export function bucketOfFirstWord(first: number): number {
+  const low20 = ((first >>> 24) & 0xff) | (((first >>> 16) & 0xff) << 8) | (((first >>> 8) & 0x0f) << 16);
+  return Math.floor((low20 / LOW_20_BITS) * ROLLOUT_SCALE);
 }
 
 /** Runs rounds `from` to `to` - 1 of the compression on `state`, with message words `words`. */
