@@ -151,46 +151,36 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   const variants = ruleBits(feature.variantRules, scope, feature.constantVariantBits);
   const variantMissing = missingCode(scope, radix);
   if (targetingMissing < 0 || variantMissing < 0) return uncachedItem(feature, scope, optIn, options);
-  const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
   // Exact: at most 24 + 24 + 2 bits.
-  const key = rules + 2 ** ruleCount * (variants + 2 ** variantCount * optInBits);
+  const key = rules + feature.targetingRadix * (variants + feature.variantRadix * optInBits);
   const missingKey = targetingMissing * MISSING_CODE_LIMIT + variantMissing;
-  const cached = cachedOutcome(feature.items, key, missingKey, outcome);
-  if (options.onItem !== undefined) {
-    outcome.cached = cached;
-    options.onItem(feature, outcome);
+  const cache = feature.items;
+  let cached = missingKey === 0 ? (key < DENSE_OUTCOMES ? cache.dense[key] : cache.plain.get(key)) : cache.withMissing.get(key)?.get(missingKey);
+  // The outcome's objects are built only when its bytes are new or a caller wants to see it.
+  if (cached === undefined || options.onItem !== undefined) {
+    const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
+    cached ??= remember(cache, key, missingKey, { bytes: encodeItem(outcome.item()), memo: undefined });
+    if (options.onItem !== undefined) {
+      outcome.cached = cached;
+      options.onItem(feature, outcome);
+    }
   }
   return cached.bytes;
 }
 
-/** The remembered outcome (remembering it now when there is room), or a fresh one kept by nobody. */
-function cachedOutcome(cache: ItemCache, key: number, missingKey: number, outcome: Outcome): CachedOutcome {
-  if (missingKey === 0) {
-    const dense = key < DENSE_OUTCOMES;
-    let cached = dense ? cache.dense[key] : cache.plain.get(key);
-    if (cached === undefined) {
-      cached = { bytes: encodeItem(outcome.item()), memo: undefined };
-      if (cache.size < MAX_OUTCOMES) {
-        cache.size++;
-        if (dense) {
-          // Filled up to `key` first, so the array stays packed (holes would make every read slower).
-          while (cache.dense.length < key) cache.dense.push(undefined);
-          cache.dense[key] = cached;
-        } else cache.plain.set(key, cached);
-      }
-    }
-    return cached;
-  }
-  let outcomes = cache.withMissing.get(key);
-  let cached = outcomes?.get(missingKey);
-  if (cached === undefined) {
-    cached = { bytes: encodeItem(outcome.item()), memo: undefined };
-    if (cache.size < MAX_OUTCOMES) {
-      cache.size++;
-      if (outcomes === undefined) cache.withMissing.set(key, (outcomes = new Map()));
-      outcomes.set(missingKey, cached);
-    }
-  }
+/** Remembers a new outcome when there is room; answers it either way. */
+function remember(cache: ItemCache, key: number, missingKey: number, cached: CachedOutcome): CachedOutcome {
+  if (cache.size >= MAX_OUTCOMES) return cached;
+  cache.size++;
+  if (missingKey !== 0) {
+    let outcomes = cache.withMissing.get(key);
+    if (outcomes === undefined) cache.withMissing.set(key, (outcomes = new Map()));
+    outcomes.set(missingKey, cached);
+  } else if (key < DENSE_OUTCOMES) {
+    // Filled up to `key` first, so the array stays packed (holes would make every read slower).
+    while (cache.dense.length < key) cache.dense.push(undefined);
+    cache.dense[key] = cached;
+  } else cache.plain.set(key, cached);
   return cached;
 }
 

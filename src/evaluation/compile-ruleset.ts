@@ -41,6 +41,9 @@ export interface CompiledFeature {
   /** How many targeting rules and config variants are evaluated (a list that could not compile counts as all false). */
   readonly targetingRuleCount: number;
   readonly variantRuleCount: number;
+  /** 2 ** targetingRuleCount and 2 ** variantRuleCount: the radixes of an outcome number (see answer-writer.ts). */
+  readonly targetingRadix: number;
+  readonly variantRadix: number;
   /** The results of a list whose rules are all constant, as bits (rule i is bit i); 0 otherwise. */
   readonly constantTargetingBits: number;
   readonly constantVariantBits: number;
@@ -160,6 +163,8 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
     optIn: definition.optIn ? { description: typeof definition.optIn.description === "string" ? definition.optIn.description : null } : undefined,
     targetingRuleCount: ruleCount(targeting.rules),
     variantRuleCount: ruleCount(variantRules.rules),
+    targetingRadix: 2 ** ruleCount(targeting.rules),
+    variantRadix: 2 ** ruleCount(variantRules.rules),
     constantTargetingBits: constantBits(targeting.rules),
     constantVariantBits: constantBits(variantRules.rules),
     items: new ItemCache(),

@@ -27,26 +27,40 @@ export async function runJob(jobContext: JobContext, job: Job, onFault: (error: 
   }
 }
 
+/** Receives an answer the moment it is computed: its body may be a transient view, to be copied at once. */
+export type AnswerSink = (position: number, answer: JobResult) => void;
+
 /**
  * Runs jobs that arrived together. Tracking requests are validated one by one (a bad one is answered alone), then
  * those that cannot be refused mid-transaction are stored in one shared transaction, together with the `evaluate`
  * events of `/features/enabled` requests: at fifty concurrent `/event` calls that is one read and one write of each
  * user, company, counter and analytics cell instead of fifty. Every answer still waits for the commit holding its
  * data.
+ *
+ * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
+ * answer writer's buffer, so the sink must copy them) and their entries in the result are undefined, unless a later
+ * failure replaces them (a commit that failed for `/features/enabled`).
  */
-export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]> {
-  const answers = new Array<Promise<JobResult>>(jobs.length);
-  const shared: { position: number; request: TrackingRequest; answer: JobResult }[] = [];
+export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]>;
+export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void, sink: AnswerSink): Promise<(JobResult | undefined)[]>;
+export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void, sink?: AnswerSink): Promise<(JobResult | undefined)[]> {
+  const answers = new Array<Promise<JobResult | undefined>>(jobs.length);
+  const shared: { position: number; request: TrackingRequest; answer: JobResult | undefined }[] = [];
   jobs.forEach((job, position) => {
     if (job.kind === "evaluate") {
       let evaluation;
       try {
-        evaluation = evaluateJob(jobContext, job);
+        evaluation = evaluateJob(jobContext, job, { transient: sink !== undefined });
       } catch (error) {
         answers[position] = Promise.resolve(failure(error, onFault));
         return;
       }
-      const { answer, featureEvents } = evaluation;
+      const { featureEvents } = evaluation;
+      let answer: JobResult | undefined = evaluation.answer;
+      if (sink !== undefined) {
+        sink(position, answer);
+        answer = undefined;
+      }
       if (featureEvents === undefined) answers[position] = Promise.resolve(answer);
       else shared.push({ position, answer, request: { environmentId: job.environmentId, items: [], evaluations: featureEvents, receivedAt: Date.now() } });
       return;

@@ -3,14 +3,20 @@
  * answer cloned as an object cost the main thread more than writing it to the socket, and every result object, header
  * record and body is one more thing for the structured clone to walk.
  *
- * Layout: u32 count, then per result u16 status, u8 flags, u32 body length, [u32 headers length], then the bodies
- * (and the JSON text of any headers but the usual JSON content type), in order.
+ * The worker copies each evaluation answer into the arena the moment it is written (straight from the answer
+ * writer's reused buffer: one copy, no per-answer allocation), and the other answers when they are ready.
+ *
+ * Layout: u32 count, u32 bytes used, then per result a 15-byte entry (u16 status, u8 flags, u32 body offset,
+ * u32 body length, u32 headers length — the headers' JSON right after the body), then the bodies.
  */
 import type { JobResult } from "./protocol.js";
 
 const JSON_CONTENT_TYPE = "application/json";
 const FLAG_TEXT = 1;
 const FLAG_OTHER_HEADERS = 2;
+const HEADER_BYTES = 8;
+const ENTRY_BYTES = 15;
+const INITIAL_CAPACITY = 64 * 1024;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -26,62 +32,78 @@ function usualHeaders(headers: Record<string, string> | undefined): boolean {
   return count === 1;
 }
 
-/** Packs results into one buffer (to be transferred). */
-export function packResults(results: readonly JobResult[]): ArrayBuffer {
-  const bodies: Uint8Array[] = [];
-  const extraHeaders: (Uint8Array | undefined)[] = [];
-  let size = 4;
-  for (const result of results) {
-    const body = typeof result.body === "string" ? encoder.encode(result.body) : result.body;
-    const headers = usualHeaders(result.headers) ? undefined : encoder.encode(JSON.stringify(result.headers ?? {}));
-    bodies.push(body);
-    extraHeaders.push(headers);
-    size += 7 + body.length + (headers === undefined ? 0 : 4 + headers.length);
+/** The answers of one batch, collected in job order as they come (a later `set` of a position replaces the earlier). */
+export class ResultArena {
+  private bytes: Uint8Array;
+  private view: DataView;
+  private used: number;
+
+  constructor(private readonly count: number) {
+    this.used = HEADER_BYTES + count * ENTRY_BYTES;
+    this.bytes = new Uint8Array(Math.max(INITIAL_CAPACITY, this.used * 2));
+    this.view = new DataView(this.bytes.buffer);
+    this.view.setUint32(0, count);
   }
-  const buffer = new ArrayBuffer(size);
-  const view = new DataView(buffer);
-  const bytes = new Uint8Array(buffer);
-  view.setUint32(0, results.length);
-  let offset = 4;
-  results.forEach((result, index) => {
-    const body = bodies[index]!;
-    const headers = extraHeaders[index];
-    view.setUint16(offset, result.status);
-    view.setUint8(offset + 2, (typeof result.body === "string" ? FLAG_TEXT : 0) | (headers === undefined ? 0 : FLAG_OTHER_HEADERS));
-    view.setUint32(offset + 3, body.length);
-    offset += 7;
-    if (headers !== undefined) {
-      view.setUint32(offset, headers.length);
-      offset += 4;
-      bytes.set(headers, offset);
-      offset += headers.length;
-    }
-    bytes.set(body, offset);
-    offset += body.length;
-  });
-  return buffer;
+
+  /** Copies `result` in as the answer at `position` (its body may be a transient view: it is not kept). */
+  set(position: number, result: JobResult): void {
+    const text = typeof result.body === "string";
+    const headers = usualHeaders(result.headers) ? undefined : JSON.stringify(result.headers ?? {});
+    const bodyOffset = this.used;
+    const bodyLength = text ? this.writeText(result.body as string) : this.writeBytes(result.body as Uint8Array);
+    const headersLength = headers === undefined ? 0 : this.writeText(headers);
+    const entry = HEADER_BYTES + position * ENTRY_BYTES;
+    this.view.setUint16(entry, result.status);
+    this.view.setUint8(entry + 2, (text ? FLAG_TEXT : 0) | (headers === undefined ? 0 : FLAG_OTHER_HEADERS));
+    this.view.setUint32(entry + 3, bodyOffset);
+    this.view.setUint32(entry + 7, bodyLength);
+    this.view.setUint32(entry + 11, headersLength);
+  }
+
+  /** The buffer to move to the main thread; the arena is done with. */
+  finish(): ArrayBuffer {
+    this.view.setUint32(4, this.used);
+    return this.bytes.buffer as ArrayBuffer;
+  }
+
+  private writeBytes(body: Uint8Array): number {
+    this.reserve(body.length);
+    this.bytes.set(body, this.used);
+    this.used += body.length;
+    return body.length;
+  }
+
+  private writeText(text: string): number {
+    // UTF-8 takes at most three bytes per UTF-16 code unit.
+    this.reserve(text.length * 3);
+    const { written } = encoder.encodeInto(text, this.bytes.subarray(this.used));
+    this.used += written;
+    return written;
+  }
+
+  private reserve(length: number): void {
+    if (this.used + length <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + length));
+    grown.set(this.bytes.subarray(0, this.used));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
 }
 
-/** The results packed by packResults: bodies are views of `buffer` (text bodies decoded back to strings). */
+/** The results of a ResultArena's buffer: bodies are views of it (text bodies decoded back to strings). */
 export function unpackResults(buffer: ArrayBuffer): JobResult[] {
   const view = new DataView(buffer);
   const count = view.getUint32(0);
   const results = new Array<JobResult>(count);
-  let offset = 4;
   for (let index = 0; index < count; index++) {
-    const status = view.getUint16(offset);
-    const flags = view.getUint8(offset + 2);
-    const length = view.getUint32(offset + 3);
-    offset += 7;
-    let headers: Record<string, string> = JSON_HEADERS;
-    if ((flags & FLAG_OTHER_HEADERS) !== 0) {
-      const headersLength = view.getUint32(offset);
-      offset += 4;
-      headers = JSON.parse(decoder.decode(new Uint8Array(buffer, offset, headersLength))) as Record<string, string>;
-      offset += headersLength;
-    }
+    const entry = HEADER_BYTES + index * ENTRY_BYTES;
+    const status = view.getUint16(entry);
+    const flags = view.getUint8(entry + 2);
+    const offset = view.getUint32(entry + 3);
+    const length = view.getUint32(entry + 7);
+    const headersLength = view.getUint32(entry + 11);
     const body = new Uint8Array(buffer, offset, length);
-    offset += length;
+    const headers = (flags & FLAG_OTHER_HEADERS) === 0 ? JSON_HEADERS : (JSON.parse(decoder.decode(new Uint8Array(buffer, offset + length, headersLength))) as Record<string, string>);
     results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 ? decoder.decode(body) : body };
   }
   return results;

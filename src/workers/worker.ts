@@ -9,7 +9,7 @@ import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import type { Job, WorkerSetup } from "./protocol.js";
-import { packResults } from "./result-packing.js";
+import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
 let context: JobContext | undefined;
@@ -21,5 +21,10 @@ function reportFault(error: unknown): void {
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
 export default async function runBatch(jobs: Job[]): Promise<unknown> {
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability, commitOnCallingThread: true }));
-  return Piscina.move(packResults(await runJobs(context, jobs, reportFault)));
+  const arena = new ResultArena(jobs.length);
+  const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer));
+  results.forEach((result, position) => {
+    if (result !== undefined) arena.set(position, result);
+  });
+  return Piscina.move(arena.finish());
 }
