@@ -3,17 +3,23 @@
  * lookups, the insert, the garbage of what it drops); when what it holds rarely comes back — contexts never seen
  * twice, rollouts on user ids under real traffic — it costs more than it saves. The gate watches windows of `sample`
  * lookups and, when fewer than `breakEven` of them hit, closes for the next `bypass` lookups; then it samples again.
+ * Each window that fails again doubles the bypass (up to 64 times), so that steady traffic of one-off values pays
+ * for sampling less and less; a window that passes resets it.
  */
 export class HitRateGate {
   private sampled = 0;
   private hits = 0;
   private bypassLeft = 0;
+  private nextBypass: number;
 
   constructor(
     private readonly breakEven: number,
     private readonly sample = 1_024,
     private readonly bypass = 15 * 1_024,
-  ) {}
+    private readonly maxBypass = 64 * bypass,
+  ) {
+    this.nextBypass = bypass;
+  }
 
   /** Whether to use the cache for this lookup. When it answers true, report the lookup's outcome with `record`. */
   open(): boolean {
@@ -27,7 +33,10 @@ export class HitRateGate {
     if (hit) this.hits++;
     if (++this.sampled < this.sample) return false;
     const closing = this.hits < this.sample * this.breakEven;
-    if (closing) this.bypassLeft = this.bypass;
+    if (closing) {
+      this.bypassLeft = this.nextBypass;
+      this.nextBypass = Math.min(this.maxBypass, this.nextBypass * 2);
+    } else this.nextBypass = this.bypass;
     this.sampled = 0;
     this.hits = 0;
     return closing;
