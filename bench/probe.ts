@@ -6,12 +6,14 @@
  * For finding where time goes: V8's CPU profiler books uWebSockets.js's native work as "(idle)", and a thread that
  * is busy only part of the time says the load is bound by latency, not by that thread. Linux only (/proc).
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
+import { cpuBetween, threadTicks } from "./support/thread-cpu.js";
+import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
+import { STAGES } from "./support/cpu-stages.js";
 import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, type ContextTraffic } from "./serving/requests.js";
 
 const SCENARIOS = [
@@ -60,25 +62,10 @@ Options:
   --body-bytes N     hello-get: answer with a body of N bytes (the transport's cost of a large answer)
   --node-arg ARG     an option for the service's node, e.g. --perf-basic-prof for perf (repeatable)
   --accept-encoding V  evaluate-N: send Accept-Encoding: V (large answers come compressed)
+  --stages           evaluate-N: CPU per request stage by stage, from the service's CPU profiles (one measured run)
   --env K=V          further SWITCHYARD_* settings (repeatable)
   --help             this text
 `;
-
-/** Clock ticks of CPU (user + system) per thread, by thread id. */
-function threadTicks(pid: number): Map<string, { name: string; ticks: number }> {
-  const threads = new Map<string, { name: string; ticks: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
-      // Fields after the parenthesised command: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      threads.set(tid, { name: tid === String(pid) ? `${name} (main)` : name, ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // The thread ended between listing and reading.
-    }
-  }
-  return threads;
-}
 
 interface ProbeOptions {
   /** Options for the service's node (e.g. --perf-basic-prof, for `perf record`). */
@@ -111,7 +98,7 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
     return { server, requests };
   }
   const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
-  const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`, "--cpu-prof-interval=250"])];
+  const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : profilingNodeArgs(options.profileDir))];
   const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
   const features = Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
@@ -150,6 +137,7 @@ async function main(): Promise<void> {
       "body-bytes": { type: "string" },
       "node-arg": { type: "string", multiple: true, default: [] },
       "accept-encoding": { type: "string" },
+      stages: { type: "boolean" },
       env: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
@@ -177,11 +165,32 @@ async function main(): Promise<void> {
   const driver = (values.driver ?? detectDriver()) as Driver;
   const scratch = tempDir("switchyard-probe-");
   const data = tempDir("switchyard-probe-data-");
+  if (values.stages) {
+    if (!scenario.startsWith("evaluate-")) throw new Error("--stages is for the evaluate-N scenarios");
+    options.profileDir ??= scratch.path;
+  }
   const served = await serverFor(scenario, options, data.path);
   const { server } = served;
   const acceptEncoding = values["accept-encoding"];
   const requests = acceptEncoding === undefined ? served.requests : served.requests.map((request) => ({ ...request, headers: { ...request.headers, "Accept-Encoding": acceptEncoding } }));
   const lines: string[] = [];
+  if (values.stages) {
+    try {
+      const figure = await measureStages(
+        server,
+        options.profileDir!,
+        { driver, requests, connections: values.connections !== undefined ? Number(values.connections) : 50, seconds: Number(values.seconds), scratchDir: scratch.path },
+        { title: scenario, features: Number(scenario.slice("evaluate-".length)), workers: options.workers },
+      );
+      lines.push(`${scenario} (workers ${options.workers}, profiled): ${Math.round(figure.rps).toLocaleString("en")} requests/s, ${figure.totalUs.toFixed(1)} µs of CPU per request`);
+      for (const stage of STAGES) lines.push(`  ${stage.padEnd(36)} ${figure.stages[stage].toFixed(1).padStart(7)} µs`);
+    } finally {
+      data.remove();
+      scratch.remove();
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+    return;
+  }
   try {
     const itemsPerRequest = scenario.startsWith("bulk") ? BULK_SIZE : 1;
     const connections = values.connections !== undefined ? Number(values.connections) : scenario.startsWith("bulk") ? 8 : 50;
@@ -197,11 +206,7 @@ async function main(): Promise<void> {
         `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms, ${options.contexts} contexts): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
           `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,
       );
-      // Linux counts CPU in ticks of 10 ms (USER_HZ 100).
-      const rows = [...after]
-        .map(([tid, thread]) => ({ name: thread.name, ms: (thread.ticks - (before.get(tid)?.ticks ?? 0)) * 10 }))
-        .filter((row) => row.ms > 0)
-        .sort((a, b) => b.ms - a.ms);
+      const rows = cpuBetween(before, after);
       const total = rows.reduce((sum, row) => sum + row.ms, 0);
       for (const row of [...rows.slice(0, 6), { name: "all threads", ms: total }]) {
         const perItem = (row.ms * 1000) / items;

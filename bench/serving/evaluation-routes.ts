@@ -3,9 +3,14 @@ import { measure, type Lab, type LoadFigure, type ServerInfo } from "../support/
 import type { SeededApp } from "../support/seed.js";
 import { evaluateRequests } from "./requests.js";
 
+/** Distinct contexts (10,000 users × 200 companies): the headline evaluation figures. */
 export const evaluateId = (features: number) => `evaluate-${features}`;
+/** 1,000 users in turn: mostly answered from the answer cache. */
+export const repeatedEvaluateId = (features: number) => `evaluate-${features}-repeated`;
 export const contextSizeId = (params: number) => `evaluate-50-context-${params}`;
 export const ENABLED_ID = "enabled-50";
+/** The feature counts whose repeated-context case is measured too. */
+export const REPEATED_FEATURE_COUNTS = [10, 50] as const;
 /** The context size of the main evaluation scenarios (user id, email, role; company id, plan; location). */
 export const DEFAULT_CONTEXT_SIZE = 6;
 
@@ -29,7 +34,7 @@ export async function benchEvaluation(lab: Lab, target: ServiceTarget): Promise<
       await measure(lab, {
         id: evaluateId(features),
         section: "evaluation",
-        title: `GET /features/evaluated, ${features} features, ${DEFAULT_CONTEXT_SIZE} context params, 1,000 users`,
+        title: `GET /features/evaluated, ${features} features, distinct contexts (10,000 users × 200 companies)`,
         server: target.server,
         baseUrl: target.baseUrl,
         requests: evaluateRequests(appWith(target, features)),
@@ -40,12 +45,25 @@ export async function benchEvaluation(lab: Lab, target: ServiceTarget): Promise<
     await measure(lab, {
       id: ENABLED_ID,
       section: "evaluation",
-      title: "GET /features/enabled, 50 features (records an evaluate event per enabled feature)",
+      title: "GET /features/enabled, 50 features, distinct contexts (records an evaluate event per enabled feature)",
       server: target.server,
       baseUrl: target.baseUrl,
       requests: evaluateRequests(appWith(target, 50), { onlyEnabled: true }),
     }),
   );
+  for (const features of REPEATED_FEATURE_COUNTS) {
+    if (!target.apps.has(features)) continue;
+    figures.push(
+      await measure(lab, {
+        id: repeatedEvaluateId(features),
+        section: "evaluation",
+        title: `GET /features/evaluated, ${features} features, repeated contexts (1,000 users in turn: mostly the answer cache)`,
+        server: target.server,
+        baseUrl: target.baseUrl,
+        requests: evaluateRequests(appWith(target, features), { traffic: "repeated" }),
+      }),
+    );
+  }
   return figures;
 }
 
@@ -61,7 +79,7 @@ export async function benchContextSizes(lab: Lab, target: ServiceTarget): Promis
         title: `GET /features/evaluated, 50 features, ${size} context params`,
         server: target.server,
         baseUrl: target.baseUrl,
-        requests: evaluateRequests(appWith(target, 50), { contextSize: size }),
+        requests: evaluateRequests(appWith(target, 50), { contextSize: size, traffic: "repeated" }),
         // The evaluation path is warm from benchEvaluation.
         warmUp: false,
       }),

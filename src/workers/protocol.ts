@@ -34,6 +34,12 @@ export interface TrackJob {
 
 export type Job = EvaluateJob | TrackJob;
 
+/** One task: the jobs of a batch, and a buffer to write their answers into (moved back with them; see result-packing.ts). */
+export interface Batch {
+  jobs: Job[];
+  buffer: ArrayBuffer | undefined;
+}
+
 /** Ready-to-send answer: status, JSON text or its UTF-8 bytes, extra headers. */
 export interface JobResult {
   status: number;

@@ -16,7 +16,14 @@ const FLAG_TEXT = 1;
 const FLAG_OTHER_HEADERS = 2;
 const HEADER_BYTES = 8;
 const ENTRY_BYTES = 15;
-const INITIAL_CAPACITY = 64 * 1024;
+const MIN_CAPACITY = 4 * 1024;
+
+/**
+ * Bytes per answer of recent batches: an arena starts at that size times its answers, so it is allocated once, not
+ * grown by doubling; and the main thread sends buffers back with later batches (see executor.ts), so in a steady load
+ * none is allocated at all.
+ */
+let bytesPerAnswer = 1024;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -38,9 +45,15 @@ export class ResultArena {
   private view: DataView;
   private used: number;
 
-  constructor(private readonly count: number) {
+  /** `reuse`: a buffer of an earlier batch, written over when it is large enough. */
+  constructor(
+    private readonly count: number,
+    reuse?: ArrayBuffer,
+  ) {
     this.used = HEADER_BYTES + count * ENTRY_BYTES;
-    this.bytes = new Uint8Array(Math.max(INITIAL_CAPACITY, this.used * 2));
+    const wanted = Math.max(MIN_CAPACITY, Math.ceil(this.used + count * bytesPerAnswer * 1.25));
+    // New buffers come in powers of two, so that a spare one fits the next batches of about the same size.
+    this.bytes = reuse !== undefined && reuse.byteLength >= wanted ? new Uint8Array(reuse) : new Uint8Array(2 ** Math.ceil(Math.log2(wanted)));
     this.view = new DataView(this.bytes.buffer);
     this.view.setUint32(0, count);
   }
@@ -63,6 +76,8 @@ export class ResultArena {
   /** The buffer to move to the main thread; the arena is done with. */
   finish(): ArrayBuffer {
     this.view.setUint32(4, this.used);
+    const perAnswer = (this.used - HEADER_BYTES - this.count * ENTRY_BYTES) / Math.max(1, this.count);
+    bytesPerAnswer = Math.max(64, bytesPerAnswer * 0.75 + perAnswer * 0.25);
     return this.bytes.buffer as ArrayBuffer;
   }
 
@@ -83,7 +98,7 @@ export class ResultArena {
 
   private reserve(length: number): void {
     if (this.used + length <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + length));
+    const grown = new Uint8Array(2 ** Math.ceil(Math.log2(Math.max(this.bytes.length * 2, this.used + length))));
     grown.set(this.bytes.subarray(0, this.used));
     this.bytes = grown;
     this.view = new DataView(grown.buffer);

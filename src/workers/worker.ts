@@ -8,7 +8,7 @@ import { Piscina } from "piscina";
 import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
-import type { Job, WorkerSetup } from "./protocol.js";
+import type { Batch, WorkerSetup } from "./protocol.js";
 import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
@@ -19,9 +19,9 @@ function reportFault(error: unknown): void {
 }
 
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
-export default async function runBatch(jobs: Job[]): Promise<unknown> {
+export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown> {
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability, commitOnCallingThread: true }));
-  const arena = new ResultArena(jobs.length);
+  const arena = new ResultArena(jobs.length, buffer);
   const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer));
   results.forEach((result, position) => {
     if (result !== undefined) arena.set(position, result);
