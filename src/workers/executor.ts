@@ -5,6 +5,7 @@ import type { JobContext } from "../jobs/job-context.js";
 import { runJob } from "../jobs/run-job.js";
 import { evaluateJob } from "../jobs/evaluate-job.js";
 import type { Batch, EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
+import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
@@ -24,6 +25,8 @@ export interface Executor {
 const CONCURRENT_TASKS_PER_WORKER = 16;
 /** Answer buffers kept for reuse: enough for every task in flight. */
 const MAX_SPARE_BUFFERS = 64;
+/** Shared memory per worker for its answers: 64 batches of 1,000-feature answers. */
+const RING_BYTES = 32 * 1024 * 1024;
 
 function overloaded(): ServiceError {
   return new ServiceError("OVERLOADED", undefined, undefined, 1);
@@ -57,7 +60,7 @@ interface Waiting {
 
 export interface PoolOptions {
   threads: number;
-  setup: WorkerSetup;
+  setup: Omit<WorkerSetup, "rings" | "ringClaims">;
   maxPending: number;
   /** Most jobs per task: large batches amortise the message cost, but one worker should not get everything. */
   maxBatch: number;
@@ -68,7 +71,9 @@ export interface PoolOptions {
  * message per request costs the main thread more than a whole hello-world request (see docs/ARCHITECTURE.md).
  */
 export function createPoolExecutor(options: PoolOptions): Executor {
-  const pool = new Piscina<Batch, ArrayBuffer>({
+  const rings = Array.from({ length: options.threads }, () => AnswerRing.create(RING_BYTES));
+  const setup: WorkerSetup = { ...options.setup, rings: rings.map((ring) => ring.shared), ringClaims: new SharedArrayBuffer(4) };
+  const pool = new Piscina<Batch, ArrayBuffer | RingRegion>({
     filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
     minThreads: options.threads,
     maxThreads: options.threads,
@@ -76,7 +81,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     // A tracking batch waits for its commit. Tasks that reach a worker while it commits are taken in together and
     // share its next commit (one task at a time per worker capped tracking at one batch per commit).
     concurrentTasksPerWorker: CONCURRENT_TASKS_PER_WORKER,
-    workerData: options.setup,
+    workerData: setup,
   });
   let queue: Waiting[] = [];
   let scheduled = false;
@@ -95,13 +100,15 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     const task: Batch = { jobs: batch.map((waiting) => waiting.job), buffer };
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(
       (packed) => {
-        const results = unpackResults(packed);
+        const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
+        const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion));
         pending -= batch.length;
         for (let index = 0; index < batch.length; index++) batch[index]!.resolve(results[index]!);
-        // The answers are views of the buffer; the front end copies them when it writes them, in the promise
+        // The answers are views of the ring or buffer; the front end copies them when it writes them, in the promise
         // reactions of the resolves above, which all run before this.
         setImmediate(() => {
-          if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(packed);
+          if (ring !== undefined) ring.release(packed as RingRegion);
+          else if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(packed as ArrayBuffer);
         });
       },
       (error: unknown) => {

@@ -53,4 +53,8 @@ export interface JobResult {
 export interface WorkerSetup {
   dataDir: string;
   durability: "commit" | "flush";
+  /** One answer ring per worker (see answer-ring.ts); a worker claims one with `ringClaims`. */
+  rings: SharedArrayBuffer[];
+  /** One Int32: how many rings have been claimed. */
+  ringClaims: SharedArrayBuffer;
 }

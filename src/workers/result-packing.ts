@@ -9,6 +9,7 @@
  * Layout: u32 count, u32 bytes used, then per result a 15-byte entry (u16 status, u8 flags, u32 body offset,
  * u32 body length, u32 headers length — the headers' JSON right after the body), then the bodies.
  */
+import type { AnswerRing, RingRegion } from "./answer-ring.js";
 import type { JobResult } from "./protocol.js";
 
 const JSON_CONTENT_TYPE = "application/json";
@@ -26,7 +27,11 @@ const MIN_CAPACITY = 4 * 1024;
 let bytesPerAnswer = 1024;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+
+/** UTF-8 text of bytes that may be shared memory (which TextDecoder refuses). */
+function text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_CONTENT_TYPE });
 
 function usualHeaders(headers: Record<string, string> | undefined): boolean {
@@ -39,16 +44,20 @@ function usualHeaders(headers: Record<string, string> | undefined): boolean {
   return count === 1;
 }
 
+/** Worker-local buffers of finished arenas whose bytes went through the ring: the next arenas write into them. */
+const scratchBuffers: ArrayBuffer[] = [];
+const MAX_SCRATCH_BUFFERS = 16;
+
 /** The answers of one batch, collected in job order as they come (a later `set` of a position replaces the earlier). */
 export class ResultArena {
   private bytes: Uint8Array;
   private view: DataView;
   private used: number;
 
-  /** `reuse`: a buffer of an earlier batch, written over when it is large enough. */
+  /** `reuse`: a buffer of an earlier batch, written over when it is large enough (else a scratch buffer of this thread). */
   constructor(
     private readonly count: number,
-    reuse?: ArrayBuffer,
+    reuse: ArrayBuffer | undefined = scratchBuffers.pop(),
   ) {
     this.used = HEADER_BYTES + count * ENTRY_BYTES;
     const wanted = Math.max(MIN_CAPACITY, Math.ceil(this.used + count * bytesPerAnswer * 1.25));
@@ -73,12 +82,18 @@ export class ResultArena {
     this.view.setUint32(entry + 11, headersLength);
   }
 
-  /** The buffer to move to the main thread; the arena is done with. */
-  finish(): ArrayBuffer {
+  /**
+   * The packed answers, appended to `ring` when it has room (the arena's buffer is then kept for the next arena), or
+   * the buffer itself, to be moved to the main thread. The arena is done with either way.
+   */
+  finish(ring?: AnswerRing, ringIndex = 0): ArrayBuffer | RingRegion {
     this.view.setUint32(4, this.used);
     const perAnswer = (this.used - HEADER_BYTES - this.count * ENTRY_BYTES) / Math.max(1, this.count);
     bytesPerAnswer = Math.max(64, bytesPerAnswer * 0.75 + perAnswer * 0.25);
-    return this.bytes.buffer as ArrayBuffer;
+    const region = ring?.append(ringIndex, this.bytes.subarray(0, this.used));
+    if (region === undefined) return this.bytes.buffer as ArrayBuffer;
+    if (scratchBuffers.length < MAX_SCRATCH_BUFFERS) scratchBuffers.push(this.bytes.buffer as ArrayBuffer);
+    return region;
   }
 
   private writeBytes(body: Uint8Array): number {
@@ -105,9 +120,13 @@ export class ResultArena {
   }
 }
 
-/** The results of a ResultArena's buffer: bodies are views of it (text bodies decoded back to strings). */
-export function unpackResults(buffer: ArrayBuffer): JobResult[] {
-  const view = new DataView(buffer);
+/**
+ * The results packed by a ResultArena, from its buffer or from the ring region it was copied to: bodies are views of
+ * those bytes (text bodies decoded back to strings).
+ */
+export function unpackResults(packed: ArrayBuffer | Uint8Array): JobResult[] {
+  const bytes = packed instanceof Uint8Array ? packed : new Uint8Array(packed);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(0);
   const results = new Array<JobResult>(count);
   for (let index = 0; index < count; index++) {
@@ -117,9 +136,9 @@ export function unpackResults(buffer: ArrayBuffer): JobResult[] {
     const offset = view.getUint32(entry + 3);
     const length = view.getUint32(entry + 7);
     const headersLength = view.getUint32(entry + 11);
-    const body = new Uint8Array(buffer, offset, length);
-    const headers = (flags & FLAG_OTHER_HEADERS) === 0 ? JSON_HEADERS : (JSON.parse(decoder.decode(new Uint8Array(buffer, offset + length, headersLength))) as Record<string, string>);
-    results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 ? decoder.decode(body) : body };
+    const body = bytes.subarray(offset, offset + length);
+    const headers = (flags & FLAG_OTHER_HEADERS) === 0 ? JSON_HEADERS : (JSON.parse(text(bytes.subarray(offset + length, offset + length + headersLength))) as Record<string, string>);
+    results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 ? text(body) : body };
   }
   return results;
 }

@@ -9,10 +9,15 @@ import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import type { Batch, WorkerSetup } from "./protocol.js";
+import { AnswerRing } from "./answer-ring.js";
 import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
 let context: JobContext | undefined;
+
+/** This worker's answer ring: the first unclaimed one (a replaced worker takes none, and moves buffers instead). */
+const ringIndex = Atomics.add(new Int32Array(setup.ringClaims), 0, 1);
+const ring = ringIndex < setup.rings.length ? new AnswerRing(setup.rings[ringIndex]!) : undefined;
 
 function reportFault(error: unknown): void {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", message: "job failed", error: String((error as Error)?.stack ?? error) })}\n`);
@@ -26,5 +31,6 @@ export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown
   results.forEach((result, position) => {
     if (result !== undefined) arena.set(position, result);
   });
-  return Piscina.move(arena.finish());
+  const packed = arena.finish(ring, ringIndex);
+  return packed instanceof ArrayBuffer ? Piscina.move(packed) : packed;
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { AnswerRing } from "./answer-ring.js";
+
+const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+
+describe("AnswerRing", () => {
+  it("hands regions over in order, wraps without splitting one, and refuses what does not fit until released", () => {
+    const worker = AnswerRing.create(64);
+    const main = new AnswerRing(worker.shared);
+    const first = worker.append(3, bytes(40, 1))!;
+    expect(first).toEqual({ ring: 3, start: 0, length: 40 });
+    // 24 bytes left at the end, but nothing released: a 30-byte region fits nowhere yet.
+    expect(worker.append(3, bytes(30, 2))).toBeUndefined();
+    expect([...main.view(first)]).toEqual(Array(40).fill(1));
+    main.release(first);
+    // Too long for the end of the ring: it starts over at the beginning, after skipping the last 24 bytes.
+    const second = worker.append(3, bytes(30, 2))!;
+    expect(second.start).toBe(64);
+    expect([...main.view(second)]).toEqual(Array(30).fill(2));
+    // Released up to 40, written up to 94: 10 bytes are free, not 34.
+    expect(worker.append(3, bytes(34, 3))).toBeUndefined();
+    const third = worker.append(3, bytes(10, 3))!;
+    expect(third.start).toBe(94);
+    expect(worker.append(3, bytes(1, 4))).toBeUndefined();
+    main.release(second);
+    main.release(third);
+    expect(worker.append(3, bytes(64, 5))).toEqual({ ring: 3, start: 128, length: 64 });
+    expect(worker.append(3, bytes(65, 6))).toBeUndefined();
+  });
+
+  it("only takes powers of two", () => {
+    expect(() => AnswerRing.create(100)).toThrow(RangeError);
+  });
+});
