@@ -32,3 +32,32 @@ describe("AnswerRing", () => {
     expect(() => AnswerRing.create(100)).toThrow(RangeError);
   });
 });
+
+describe("AnswerRing under random traffic", () => {
+  it("never lets a region be written over before it is released, nor refuses one that fits an empty ring", async () => {
+    const fc = (await import("fast-check")).default;
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 1, max: 70 }), fc.constant(0)), { maxLength: 200 }), (steps) => {
+        const worker = AnswerRing.create(64);
+        const main = new AnswerRing(worker.shared);
+        const live: { region: { ring: number; start: number; length: number }; fill: number }[] = [];
+        let fill = 0;
+        for (const step of steps) {
+          if (step === 0) {
+            // Release the oldest region, after checking every live one still holds its bytes.
+            for (const entry of live) expect(main.view(entry.region).every((byte) => byte === entry.fill)).toBe(true);
+            const oldest = live.shift();
+            if (oldest) main.release(oldest.region);
+            continue;
+          }
+          fill = (fill % 250) + 1;
+          const region = worker.append(0, bytes(step, fill));
+          if (region) live.push({ region, fill });
+          else if (live.length === 0) expect(step).toBeGreaterThan(64);
+        }
+        for (const entry of live) expect(main.view(entry.region).every((byte) => byte === entry.fill)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
