@@ -11,7 +11,7 @@ import { availableParallelism, cpus, hostname, loadavg, totalmem } from "node:os
 import { join, relative, resolve } from "node:path";
 import { benchBulkRecords, type BulkRecordsFigure } from "./baselines/bulk-records.js";
 import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
-import { benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
+import { benchAnswerTransport, benchBulkCeiling, benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
 import { benchRolloutHash } from "./evaluation/rollout-hash.js";
@@ -19,14 +19,15 @@ import { renderMarkdown } from "./report/markdown.js";
 import { buildReport, type BenchReport, type Measurements, type StartupPoint } from "./report/model.js";
 import { benchNativeFree } from "./runtime/native-free.js";
 import { benchTrackingBulk } from "./schemas/tracking-bulk.js";
-import { benchContextSizes, benchEvaluation, type ServiceTarget } from "./serving/evaluation-routes.js";
-import { benchUncachedEvaluation } from "./serving/uncached-evaluation.js";
+import { benchCompression, benchContextSizes, benchEvaluation, evaluateId, type ServiceTarget } from "./serving/evaluation-routes.js";
+import { measureStages, profilingNodeArgs, type StageFigure } from "./serving/evaluation-stages.js";
+import { evaluateRequests } from "./serving/requests.js";
 import { benchMixed } from "./serving/mixed.js";
 import { benchRules } from "./serving/rules-route.js";
 import { benchTracking } from "./serving/tracking-routes.js";
 import { benchEventCodec, eventRecordSizes } from "./storage/event-codec.js";
 import { benchStoredData, type StoredDataPoint } from "./storage/stored-data.js";
-import { bulkContextEntitiesBody, featureDefinitions } from "./support/fixtures.js";
+import { bulkContextEntitiesBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import type { Lab, LoadFigure } from "./support/lab.js";
 import { detectDriver } from "./support/load.js";
 import type { MicroFigure } from "./support/micro.js";
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   let bulkRecords: BulkRecordsFigure | { failure: string } = { failure: "not run" };
   let nativeFreeFailure: string | undefined;
   let storedData: StoredDataPoint[] = [];
+  const stages: StageFigure[] = [];
   const extras: BenchReport["extras"] = [];
   const phase = async (name: string, work: () => Promise<void>) => {
     try {
@@ -101,6 +103,12 @@ async function main(): Promise<void> {
     await phase("group-commit ceiling", async () => {
       load.push(await benchGroupCommitCeiling(lab));
     });
+    await phase("bulk ceiling", async () => {
+      load.push(await benchBulkCeiling(lab));
+    });
+    await phase("transport of answer-sized bodies", async () => {
+      load.push(...(await benchAnswerTransport(lab, mode.featureCounts)));
+    });
 
     // 3. The service as deployed by default here (native, pool of cores − 1), on one seeded data dir.
     const data = tempDir("switchyard-bench-data-");
@@ -114,12 +122,14 @@ async function main(): Promise<void> {
           for (const count of [...new Set([...mode.featureCounts, 10, 50])]) {
             const app = await seedApp(service.url, `bench-${count}-features`, featureDefinitions(count));
             // The users and companies of the load are known to the service, so evaluation merges remote context.
+            for (const body of trafficEntitiesBodies()) await postBulk(service.url, app.publishableKey, body);
             await postBulk(service.url, app.publishableKey, bulkContextEntitiesBody());
             apps.set(count, app);
           }
           lab.log(`seeded ${[...apps.keys()].join(", ")} features in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
           const target: ServiceTarget = { baseUrl: service.url, server: { kind: "service", workers: MAIN_WORKERS, native: true }, apps };
           load.push(...(await benchEvaluation(lab, target)));
+          load.push(...(await benchCompression(lab, target)));
           load.push(...(await benchContextSizes(lab, target)));
           load.push(...(await benchRules(lab, target)));
           load.push(...(await benchTracking(lab, service.url, target.server, apps.get(10)!)));
@@ -129,9 +139,24 @@ async function main(): Promise<void> {
         }
       });
 
-      // 3b. The same evaluation with the answer cache off.
-      await phase("evaluation without the answer cache", async () => {
-        load.push(...(await benchUncachedEvaluation(lab, data.path, MAIN_WORKERS, apps)));
+      // 3b. Where the CPU of a distinct-context evaluation goes, stage by stage, from CPU profiles of the service.
+      await phase("CPU per stage", async () => {
+        for (const features of [10, 50].filter((count) => apps.has(count))) {
+          const profileDir = tempDir("switchyard-bench-profile-");
+          try {
+            const service = await startService({ dataDir: data.path, workers: MAIN_WORKERS, native: true, nodeArgs: profilingNodeArgs(profileDir.path) });
+            const figure = await measureStages(
+              service,
+              profileDir.path,
+              { driver, requests: evaluateRequests(apps.get(features)!), connections: mode.connections, seconds: Math.max(2, mode.durationSeconds), scratchDir: scratch.path },
+              { title: `GET /features/evaluated, ${features} features, distinct contexts (${evaluateId(features)}), pool ${MAIN_WORKERS}, profiled`, features, workers: MAIN_WORKERS },
+            );
+            lab.log(`stages at ${features} features: ${figure.totalUs.toFixed(1)} µs per request`);
+            stages.push(figure);
+          } finally {
+            profileDir.remove();
+          }
+        }
       });
 
       // 4. The other executor arrangements on the same data.
@@ -201,6 +226,7 @@ async function main(): Promise<void> {
     load,
     nativeFreeFailure,
     storedData,
+    stages,
     startup,
     extras,
   };

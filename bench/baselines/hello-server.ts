@@ -68,8 +68,16 @@ function serveNode(): void {
   });
 }
 
+const USAGE = `node dist/bench/baselines/hello-server.js [uws|node] [BYTES]
+
+The transport ceiling: a bare server on 127.0.0.1 (ephemeral port, printed as {"message":"listening","port":N}) that
+answers every GET with a 60-byte JSON body (BYTES bytes with uws BYTES) and every POST, once its body is read, with
+the same. uws: uWebSockets.js (default); node: node:http.
+`;
+
 // Run only as an entry point (the report imports HELLO_BODY).
-if (process.argv[1]?.endsWith("hello-server.js")) {
+if (process.argv[1]?.endsWith("hello-server.js") && (process.argv.includes("--help") || process.argv.includes("-h"))) process.stdout.write(USAGE);
+else if (process.argv[1]?.endsWith("hello-server.js")) {
   const kind = process.argv[2] ?? "uws";
   if (kind === "uws") serveUws(process.argv[3] === undefined ? undefined : Number(process.argv[3]));
   else if (kind === "node") serveNode();

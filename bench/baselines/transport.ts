@@ -1,9 +1,15 @@
 /** Hello-world servers under the same load as the service: the transport ceiling every HTTP figure is compared with. */
-import { eventBody } from "../support/fixtures.js";
+import { compileRuleset, contextValues, writeAnswer } from "../../src/evaluation/index.js";
+import { bulkMixedRequests } from "../serving/requests.js";
+import { contextObject, eventBody, featureDefinitions } from "../support/fixtures.js";
 import { measure, type Lab, type LoadFigure } from "../support/lab.js";
 import { startGroupCommitServer, startHelloServer, tempDir } from "../support/processes.js";
+import { BULK_CONNECTIONS } from "../serving/tracking-routes.js";
 
 export const GROUP_COMMIT_ID = "group-commit-uws-post";
+export const BULK_CEILING_ID = "group-commit-uws-bulk";
+/** A bare uWebSockets.js GET answering a body as large as an evaluation's at N features. */
+export const answerTransportId = (features: number) => `hello-uws-get-${features}-features`;
 
 export const HELLO_IDS = {
   uws: { get: "hello-uws-get", post: "hello-uws-post" },
@@ -53,6 +59,62 @@ export async function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
       server: { kind: "group-commit" },
       baseUrl: server.url,
       requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+    });
+  } finally {
+    await server.stop();
+    data.remove();
+  }
+}
+
+/** The size of an evaluation answer at `features` features (a typical context, as the benchmark's fixtures give). */
+export function answerBytes(features: number): number {
+  const ruleset = compileRuleset(featureDefinitions(features));
+  return writeAnswer(ruleset, contextValues(ruleset, contextObject(7)), { flagStateVersion: 1, remoteContextUsed: true }).length;
+}
+
+/**
+ * Bare uWebSockets.js GETs answering bodies as large as the evaluation answers at the given feature counts: what the
+ * transport alone costs for an answer that size, the bound the evaluation figures cannot pass.
+ */
+export async function benchAnswerTransport(lab: Lab, featureCounts: readonly number[]): Promise<LoadFigure[]> {
+  const figures: LoadFigure[] = [];
+  for (const features of featureCounts) {
+    const bytes = answerBytes(features);
+    const server = await startHelloServer("uws", bytes);
+    try {
+      figures.push(
+        await measure(lab, {
+          id: answerTransportId(features),
+          section: "baseline",
+          title: `bare uWebSockets.js GET answering ${bytes.toLocaleString("en")} B (an answer's size at ${features} features)`,
+          server: { kind: "hello-uws" },
+          baseUrl: server.url,
+          requests: [{ method: "GET", path: "/hello", headers: {} }],
+        }),
+      );
+    } finally {
+      await server.stop();
+    }
+  }
+  return figures;
+}
+
+/** The /bulk ceiling: the same mixed bodies parsed and each item put on its own, one commit per turn, answered after it. */
+export async function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
+  const data = tempDir("switchyard-bench-bulk-ceiling-");
+  const server = await startGroupCommitServer(data.path, true);
+  const app = { publishableKey: "", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
+  try {
+    return await measure(lab, {
+      id: BULK_CEILING_ID,
+      section: "baseline",
+      title: "bare uWebSockets.js POST of mixed bulk bodies, each item put in LMDB, one commit per turn, answered after commit",
+      server: { kind: "group-commit" },
+      baseUrl: server.url,
+      requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })),
+      itemsPerRequest: 1000,
+      connections: BULK_CONNECTIONS,
+      minDurationSeconds: 2,
     });
   } finally {
     await server.stop();

@@ -11,6 +11,7 @@ export const MARKDOWN_SECTIONS = [
   "## Micro-benchmarks",
   "## Baselines",
   "## Load: evaluation",
+  "## Where the CPU goes",
   "## Load: rules",
   "## Load: tracking",
   "## Mixed load",
@@ -196,7 +197,19 @@ export function renderMarkdown(report: BenchReport): string {
     `One stored event record is ${report.baselines.eventRecordBytes.msgpackBytes} B as msgpack and ${report.baselines.eventRecordBytes.jsonBytes} B as JSON.`,
   );
 
-  push("## Load: evaluation", loadTable(bySection("evaluation")));
+  push(
+    "## Load: evaluation",
+    "Headline rows use distinct contexts (random pairs of 10,000 users × 200 companies, whose stored attributes fill the " +
+      "context): what a product's real traffic costs. The `-repeated` rows cycle 1,000 users and are mostly answered from " +
+      "the answer cache; the `-br` rows ask for brotli.",
+    loadTable(bySection("evaluation")),
+  );
+  push(
+    "## Where the CPU goes",
+    "Server CPU per request over every thread of the service, stage by stage, from its CPU profiles during one run " +
+      "(bench/support/cpu-stages.ts says how samples are assigned). The profiler itself costs a few per cent.",
+    stageTable(report),
+  );
   push("## Load: rules", loadTable(bySection("rules")));
   push("## Load: tracking", loadTable(bySection("tracking")));
   push(
@@ -279,6 +292,19 @@ export function renderMarkdown(report: BenchReport): string {
   }
   push("## Notes", notes.map((note) => `- ${note}`).join("\n"));
   return `${lines.join("\n").trimEnd()}\n`;
+}
+
+function stageTable(report: BenchReport): string {
+  if (report.stages.length === 0) return "_Not measured._";
+  const stages = Object.keys(report.stages[0]!.stages);
+  return table(
+    ["stage", ...report.stages.map((figure) => `${figure.features} features (µs)`)],
+    [
+      ...stages.map((stage) => [stage, ...report.stages.map((figure) => (figure.stages as Record<string, number>)[stage]!.toFixed(1))]),
+      ["**all threads**", ...report.stages.map((figure) => `**${figure.totalUs.toFixed(1)}**`)],
+      ["requests/s while profiled", ...report.stages.map((figure) => count(figure.rps))],
+    ],
+  );
 }
 
 /** What acknowledging after commit leaves of the transport here, and the `/event` figure against it (context, not a target). */

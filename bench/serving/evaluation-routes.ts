@@ -1,4 +1,6 @@
 /** GET /features/evaluated and /features/enabled under load: by number of features and by context size. */
+import { get as httpGet } from "node:http";
+import type { RequestSpec } from "../support/load.js";
 import { measure, type Lab, type LoadFigure, type ServerInfo } from "../support/lab.js";
 import type { SeededApp } from "../support/seed.js";
 import { evaluateRequests } from "./requests.js";
@@ -82,6 +84,48 @@ export async function benchContextSizes(lab: Lab, target: ServiceTarget): Promis
         requests: evaluateRequests(appWith(target, 50), { contextSize: size, traffic: "repeated" }),
         // The evaluation path is warm from benchEvaluation.
         warmUp: false,
+      }),
+    );
+  }
+  return figures;
+}
+
+/** Feature counts whose answers are large enough to be compressed by default (SWITCHYARD_COMPRESS_MIN_BYTES). */
+export const COMPRESSED_FEATURE_COUNTS = [200, 1000] as const;
+export const compressedEvaluateId = (features: number) => `${evaluateId(features)}-br`;
+
+/** The sizes of one answer sent plain and with `encoding`, read from the service. */
+async function answerSizes(baseUrl: string, request: RequestSpec, encoding: string): Promise<{ plain: number; encoded: number }> {
+  const size = (headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const outgoing = httpGet(`${baseUrl}${request.path}`, { headers: { ...request.headers, ...headers } }, (response) => {
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        response.on("end", () => resolve(bytes));
+      });
+      outgoing.on("error", reject);
+    });
+  return { plain: await size({}), encoded: await size({ "Accept-Encoding": encoding }) };
+}
+
+/**
+ * The large answers again, for clients that accept brotli (browsers do): what compressing costs in throughput, and
+ * what it saves on the wire.
+ */
+export async function benchCompression(lab: Lab, target: ServiceTarget): Promise<LoadFigure[]> {
+  const figures: LoadFigure[] = [];
+  for (const features of COMPRESSED_FEATURE_COUNTS) {
+    if (!target.apps.has(features) || !lab.mode.featureCounts.includes(features)) continue;
+    const requests = evaluateRequests(appWith(target, features)).map((request) => ({ ...request, headers: { ...request.headers, "Accept-Encoding": "gzip, deflate, br" } }));
+    const sizes = await answerSizes(target.baseUrl, requests[0]!, "gzip, deflate, br");
+    figures.push(
+      await measure(lab, {
+        id: compressedEvaluateId(features),
+        section: "evaluation",
+        title: `GET /features/evaluated, ${features} features, distinct contexts, Accept-Encoding: br (one answer: ${sizes.plain.toLocaleString("en")} B plain, ${sizes.encoded.toLocaleString("en")} B sent)`,
+        server: target.server,
+        baseUrl: target.baseUrl,
+        requests,
       }),
     );
   }

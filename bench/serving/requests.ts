@@ -59,10 +59,11 @@ export function bulkMixedRequests(app: SeededApp): RequestSpec[] {
 
 /** 80 % evaluation, 20 % tracking: four evaluations, then one event, over and over. */
 export function mixedRequests(app: SeededApp): RequestSpec[] {
+  // Distinct contexts for the evaluations, so the answer cache does not carry the mix.
   const evaluations = evaluateRequests(app);
   const events = eventRequests(app);
   const mixed: RequestSpec[] = [];
-  for (let index = 0; index < DISTINCT_USERS; index++) mixed.push(index % 5 === 4 ? events[index]! : evaluations[index]!);
+  for (let index = 0; index < evaluations.length; index++) mixed.push(index % 5 === 4 ? events[index % events.length]! : evaluations[index]!);
   return mixed;
 }
 

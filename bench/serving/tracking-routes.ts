@@ -1,10 +1,11 @@
 /** Tracking under load: single events (front API and tracking API) and 1,000-event bulk bodies. */
 import { measure, type Lab, type LoadFigure, type ServerInfo } from "../support/lab.js";
 import type { SeededApp } from "../support/seed.js";
-import { BULK_SIZE, bulkRequests, eventRequests } from "./requests.js";
+import { BULK_SIZE, bulkMixedRequests, bulkRequests, eventRequests } from "./requests.js";
 
 export const EVENT_ID = "event";
 export const BULK_ID = "bulk-1000";
+export const BULK_MIXED_ID = "bulk-mixed-1000";
 export const TRACKING_API_EVENT_ID = "tracking-api-event";
 
 /**
@@ -51,6 +52,17 @@ export async function benchTracking(lab: Lab, baseUrl: string, server: ServerInf
   return [
     await benchEvent(lab, baseUrl, server, app),
     await benchBulk(lab, baseUrl, server, app),
+    await measure(lab, {
+      id: BULK_MIXED_ID,
+      section: "tracking",
+      title: `POST /bulk, ${BULK_SIZE.toLocaleString("en")} items per body as backends send them (80 % events, 10 % users, 10 % companies of 100,000 users), ${BULK_CONNECTIONS} in flight`,
+      server,
+      baseUrl,
+      requests: bulkMixedRequests(app),
+      itemsPerRequest: BULK_SIZE,
+      connections: BULK_CONNECTIONS,
+      minDurationSeconds: BULK_MIN_SECONDS,
+    }),
     await measure(lab, {
       id: TRACKING_API_EVENT_ID,
       section: "tracking",

@@ -90,10 +90,34 @@ describe("npm run bench -- --smoke", () => {
 
   it("sets every figure against a baseline and gives a verdict for each target", () => {
     expect(report.comparisons.map((comparison) => comparison.id)).toEqual(report.load.map((figure) => figure.id));
-    expect(report.targets.map((target) => target.id)).toEqual(["evaluate-10", "evaluate-50", "evaluate-10-uncached", "evaluate-50-uncached", "bulk-1000", "event", "mixed-70", "compiled-vs-reference-10", "compiled-vs-reference-50"]);
+    expect(report.targets.map((target) => target.id)).toEqual([
+      "evaluate-10",
+      "evaluate-50",
+      "evaluate-200",
+      "evaluate-1000",
+      "enabled-50",
+      "event",
+      "bulk-1000",
+      "bulk-mixed-1000",
+      "mixed-70",
+      "cpu-per-request-50",
+      "compiled-vs-reference-10",
+      "compiled-vs-reference-50",
+    ]);
     for (const target of report.targets) {
       expect(["PASS", "MISS"]).toContain(target.verdict);
       expect(target.target).toBeTruthy();
+    }
+  });
+
+  it("breaks the CPU of a distinct-context evaluation down by stage, at 10 and 50 features", () => {
+    expect(report.stages.map((figure) => figure.features)).toEqual([10, 50]);
+    for (const figure of report.stages) {
+      expect(figure.requests).toBeGreaterThan(0);
+      const sum = Object.values(figure.stages).reduce((total, value) => total + value, 0);
+      // The stages share out the whole of the threads' CPU.
+      expect(Math.abs(sum - figure.totalUs)).toBeLessThan(figure.totalUs * 0.01 + 0.01);
+      expect(figure.stages["evaluation (rules)"] + figure.stages["rollout hashing"]).toBeGreaterThan(0);
     }
   });
 
