@@ -14,7 +14,7 @@ import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { cpuBetween, threadTicks } from "./support/thread-cpu.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
 import { STAGES } from "./support/cpu-stages.js";
-import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, type ContextTraffic } from "./serving/requests.js";
+import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
 
 const SCENARIOS = [
   "evaluate-10",
@@ -22,6 +22,7 @@ const SCENARIOS = [
   "evaluate-200",
   "evaluate-1000",
   "enabled-50",
+  "mixed",
   "event",
   "bulk",
   "bulk-mixed",
@@ -41,6 +42,7 @@ server thread spent per request (from /proc; Linux only).
 Scenarios:
   evaluate-N     GET /features/evaluated with N features (10, 50, 200, 1000)
   enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
+  mixed          80 % GET /features/evaluated (50 features, distinct contexts), 20 % POST /event
   event          POST /event, one event per request
   bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight
   bulk-mixed     POST /bulk, ${BULK_SIZE} items per body: 80 % events, 10 % users, 10 % companies, 8 in flight
@@ -56,6 +58,7 @@ Options:
   --contexts KIND    distinct (default: random pairs of 10,000 users × 200 companies) or repeated (1,000 users in turn)
   --seconds N        length of the measured run (default 5, after 2 s of warm-up)
   --repeats N        measured runs on the same server, each reported (default 1)
+  --rate N           offer N requests/s instead of as many as answers allow (for latency at a given load)
   --connections N    connections (default 50; bulk 8)
   --driver NAME      wrk (default when installed) or autocannon
   --profile DIR      run the service with --cpu-prof into DIR (one .cpuprofile per thread)
@@ -100,7 +103,7 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
   const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : profilingNodeArgs(options.profileDir))];
   const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
-  const features = Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
+  const features = scenario === "mixed" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
   else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
@@ -117,6 +120,8 @@ function serviceRequests(scenario: Scenario, app: SeededApp, contexts: ContextTr
       return bulkRequests(app);
     case "bulk-mixed":
       return bulkMixedRequests(app);
+    case "mixed":
+      return mixedRequests(app);
     default:
       return evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: contexts });
   }
@@ -131,6 +136,7 @@ async function main(): Promise<void> {
       contexts: { type: "string", default: "distinct" },
       seconds: { type: "string", default: "5" },
       repeats: { type: "string", default: "1" },
+      rate: { type: "string" },
       connections: { type: "string" },
       driver: { type: "string" },
       profile: { type: "string" },
@@ -198,7 +204,7 @@ async function main(): Promise<void> {
     await runLoad(driver, spec, scratch.path); // warm-up
     for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
       const before = threadTicks(server.pid);
-      const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds) }, scratch.path);
+      const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds), ...(values.rate !== undefined ? { rate: Number(values.rate) } : {}) }, scratch.path);
       const after = threadTicks(server.pid);
       const items = result.requests * itemsPerRequest;
       const unit = itemsPerRequest > 1 ? "item" : "request";

@@ -20,7 +20,7 @@ import { createRulesRoutes } from "./serving/rules-route.js";
 import { TRACKING_ROUTES } from "./serving/tracking-routes.js";
 import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
-import { createInlineExecutor, createPoolExecutor, type Executor } from "./workers/executor.js";
+import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { digestKey } from "./tenancy/identifiers.js";
@@ -62,13 +62,15 @@ const MAX_BATCH = 32;
 function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
   const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
   // The native-free store lives in this process: workers could not see it, so its jobs run inline.
-  if (config.workers === 0 || !storeShared) return createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
-  return createPoolExecutor({
+  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
+  if (config.workers === 0 || !storeShared) return inline;
+  const pool = createPoolExecutor({
     threads: config.workers,
     setup: { dataDir: config.dataDir, durability: config.durability },
     maxPending: config.maxPendingWrites,
     maxBatch: MAX_BATCH,
   });
+  return createSplitExecutor(pool, inline);
 }
 
 /** The composition root: config → store → services → API core → front end. */

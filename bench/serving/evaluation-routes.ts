@@ -116,8 +116,9 @@ export async function benchCompression(lab: Lab, target: ServiceTarget): Promise
   const figures: LoadFigure[] = [];
   for (const features of COMPRESSED_FEATURE_COUNTS) {
     if (!target.apps.has(features) || !lab.mode.featureCounts.includes(features)) continue;
-    const requests = evaluateRequests(appWith(target, features)).map((request) => ({ ...request, headers: { ...request.headers, "Accept-Encoding": "gzip, deflate, br" } }));
-    const sizes = await answerSizes(target.baseUrl, requests[0]!, "gzip, deflate, br");
+    const plain = evaluateRequests(appWith(target, features));
+    const requests = plain.map((request) => ({ ...request, headers: { ...request.headers, "Accept-Encoding": "gzip, deflate, br" } }));
+    const sizes = await answerSizes(target.baseUrl, plain[0]!, "gzip, deflate, br");
     figures.push(
       await measure(lab, {
         id: compressedEvaluateId(features),

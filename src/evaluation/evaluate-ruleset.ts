@@ -1,6 +1,6 @@
 /** Evaluates a compiled ruleset against one context. Never throws. */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
-import { createScope, missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
+import { missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
 import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { resolveFields } from "./flatten-context.js";
 import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
@@ -15,7 +15,10 @@ export function evaluateRuleset(
   context: Record<string, unknown>,
   options: EvaluateOptions = NO_OPTIONS,
 ): EvaluatedFeature[] {
-  const scope = createScope(contextValues(ruleset, context), ruleset.fields, ruleset.rolloutCaches);
+  // The ruleset's own scope (evaluation is synchronous): no arrays allocated per call.
+  const scope = ruleset.scope;
+  scope.values = contextValues(ruleset, context);
+  scope.buckets.fill(-1);
   const onlyEnabled = options.onlyEnabled === true;
   const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];

@@ -15,6 +15,8 @@ export interface JobContext {
   rulesets: RulesetCache;
   /** One cache per kind: company ids come back far more often than user ids, and each cache gates on its own hit rate. */
   attributes: { user: AttributeCache<StoredEntity>; company: AttributeCache<StoredEntity> };
+  /** The attribute epoch of each environment as this thread's read snapshot last caught up with it. */
+  attributeEpochs: Map<string, number>;
 }
 
 /** Users and companies whose stored attributes a thread remembers for remote context. */
@@ -30,5 +32,6 @@ export function createJobContext(store: KvStore): JobContext {
     tracking: new TrackingReader(store),
     rulesets: new RulesetCache(store, tenancy, features),
     attributes: { user: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES), company: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES) },
+    attributeEpochs: new Map(),
   };
 }

@@ -50,6 +50,12 @@ function isFlatSafe(value: unknown, depth: number): boolean {
 
 /** The stored user or company `id` of the job's environment (null: none stored), through the thread's cache. */
 export function storedEntity(jobContext: JobContext, job: EvaluateJob, kind: EntityKind, id: string): StoredEntity | null {
+  // Tracking calls commit on another thread: when the main thread says attributes changed since this thread last
+  // looked, the read snapshot is renewed first, so what was acknowledged is what evaluation reads.
+  if (jobContext.attributeEpochs.get(job.environmentId) !== job.attributeEpoch) {
+    jobContext.store.refresh();
+    jobContext.attributeEpochs.set(job.environmentId, job.attributeEpoch);
+  }
   const kindCache = jobContext.attributes[kind];
   const cache = job.attributeCacheMs > 0 && kindCache.consult() ? kindCache : undefined;
   const cacheKey = cache === undefined ? "" : `${job.environmentId}\u0000${id}`;

@@ -59,7 +59,11 @@ export class EvaluationCache {
   private entries: BoundedMap<string, Entry>;
   private readonly attributeEpochs = new Map<string, number>();
   private readonly now: () => number;
-  private readonly gate = new HitRateGate(BREAK_EVEN_HIT_RATE);
+  /**
+   * Short bypasses (4 to 16 windows): a wrong bypass here costs a whole evaluation per missed hit, so a change from
+   * one-off contexts to repeated ones must be noticed soon.
+   */
+  private readonly gate = new HitRateGate(BREAK_EVEN_HIT_RATE, 1_024, 4 * 1_024, 16 * 1_024);
 
   constructor(private readonly options: EvaluationCacheOptions) {
     this.now = options.now ?? Date.now;
