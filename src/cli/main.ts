@@ -9,6 +9,7 @@ import { AdminClient } from "./admin-client.js";
 import { adminTokenCommand, audit, members, tokens } from "./account-commands.js";
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
+import { createTokenAsMember } from "./session-token.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -44,6 +45,8 @@ Members, tokens, audit (docs/SECURITY.md; passwords are read from stdin when pip
   switchyard members reset-password MEMBER         (prints a one-time reset link, valid 24 h)
   switchyard password-reset TOKEN                  (sets a new password with a reset link's token)
   switchyard tokens list | tokens create NAME [--read-only] | tokens revoke TOKEN_ID
+  switchyard tokens create NAME --email EMAIL [--read-only]
+                                                   (signs in as EMAIL to create that member's token; no credential)
   switchyard audit [--entity KIND] [--actor MEMBER_ID|admin] [--after CURSOR] [--limit N]
   switchyard admin-token status | rotate | disable
   switchyard admin-token reset                     (offline, on this machine's data dir: a new admin token)
@@ -161,6 +164,10 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
     return new AdminClient(url, undefined).call("POST", "/admin/password-reset", { token: action, password: await readPassword("New password") });
   }
   if (area === "admin-token" && action === "reset") return { token: await resetAdminTokenOffline(loadConfig(process.env)) };
+  if (area === "tokens" && action === "create" && typeof values.email === "string") {
+    if (!first) throw new Error(`Missing NAME.\n\n${USAGE}`);
+    return createTokenAsMember(url, values.email, first, values["read-only"] === true);
+  }
   const client = new AdminClient(url, credential(values.token as string | undefined));
   if (area === "members") return members(client, action, first, values);
   if (area === "tokens") return tokens(client, action, first, values);
@@ -245,6 +252,7 @@ async function run(): Promise<void> {
       password: { type: "boolean" },
       "read-only": { type: "boolean" },
       entity: { type: "string" },
+      email: { type: "string" },
       actor: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
