@@ -2,6 +2,7 @@
 import { getAnalyticsSettings, writeAnalyticsSettings } from "../analytics/settings.js";
 import { rebuildAggregatesNow } from "../analytics/rebuild.js";
 import type { FeatureRecord } from "../features/records.js";
+import type { EnvironmentRecord } from "../tenancy/records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 
@@ -9,6 +10,11 @@ type ConfigurationAppliers = Pick<
   Appliers,
   "app.create" | "environment.create" | "key.rotate" | "feature.put" | "feature.archive" | "rules.put" | "analytics.settings" | "analytics.rebuild"
 >;
+
+/** An audit entity that is (or belongs to) one environment. */
+function environmentEntity(kind: string, environment: EnvironmentRecord) {
+  return { kind, id: environment.id, environmentId: environment.id, appId: environment.appId };
+}
 
 const FEATURE_FIELDS = ["description", "link", "stage", "optInEnabled", "usageEvents"] as const;
 
@@ -47,7 +53,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
       value: { environment },
       audit: {
         action: "environment.create",
-        entity: { kind: "environment", id: environment.id, environmentId: environment.id, appId: environment.appId },
+        entity: environmentEntity("environment", environment),
         details: { name: environment.name },
       },
       effects: { keys: { revokedDigests: [] } },
@@ -62,7 +68,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
       value: { environment: replaced.environment },
       audit: {
         action: "key.rotate",
-        entity: { kind: "key", id: change.environmentId, environmentId: change.environmentId, appId: replaced.environment.appId },
+        entity: environmentEntity("key", replaced.environment),
         details: { kind: change.kind, key: change.hint },
       },
       effects: { keys: { revokedDigests: [replaced.revokedDigest] } },
@@ -127,7 +133,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
       value: { settings },
       audit: {
         action: "analytics.settings",
-        entity: { kind: "analytics", id: change.environmentId, environmentId: change.environmentId, appId: environment.appId },
+        entity: environmentEntity("analytics", environment),
         details: { from: before, to: settings },
       },
     };
@@ -142,7 +148,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
       value: { report },
       audit: {
         action: "analytics.rebuild",
-        entity: { kind: "analytics", id: change.environmentId, environmentId: change.environmentId, appId: environment.appId },
+        entity: environmentEntity("analytics", environment),
         details: { ...report },
       },
     };
