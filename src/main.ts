@@ -5,7 +5,13 @@ import type { RouteSpec } from "./api/route.js";
 import { Router } from "./api/router.js";
 import type { FrontEnd } from "./api/types.js";
 import { addAdminRoutes } from "./admin/admin-routes.js";
-import { resolveAdminToken } from "./config/admin-token.js";
+import { AccountRepository } from "./accounts/account-repository.js";
+import { bootstrapAdminToken } from "./accounts/admin-bootstrap.js";
+import { AuditLog } from "./accounts/audit-log.js";
+import { Credentials } from "./accounts/credentials.js";
+import { PasswordHasher } from "./accounts/passwords.js";
+import { SignInThrottle } from "./accounts/sign-in-throttle.js";
+import { rewriteAdminTokenFile } from "./config/admin-token.js";
 import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
@@ -22,8 +28,9 @@ import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
+import { LocalManagementLog } from "./management/management-log.js";
+import { observeAppliedChanges } from "./management/observers.js";
 import { migrateStore } from "./storage/schema-version.js";
-import { digestKey } from "./tenancy/identifiers.js";
 import { KeyIndex } from "./tenancy/key-index.js";
 import { TenancyRepository } from "./tenancy/tenancy-repository.js";
 
@@ -79,11 +86,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const { store } = adapters;
   await migrateStore(store);
 
-  const admin = resolveAdminToken(config.dataDir, config.adminToken);
-  if (admin.generated) {
-    // Printed once, on the start that created it; it stays readable only in the data dir (mode 0600).
-    process.stdout.write(`Generated admin token (stored in ${config.dataDir}/admin-token): ${admin.token}\n`);
-  }
+  const accountRepository = new AccountRepository(store);
+  const bootstrapAdminDigest = bootstrapAdminToken(config, accountRepository, log);
 
   const tenancy = new TenancyRepository(store);
   const keys = new KeyIndex(tenancy);
@@ -91,6 +95,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
   const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log);
+  const management = new LocalManagementLog(store);
+  const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
+  observeAppliedChanges(management, { flagStates, keys, credentials });
+  const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {
     config,
@@ -103,7 +111,20 @@ export async function startService(config: Config, log: Logger = createLogger(co
     executor,
     evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
     log,
-    auth: { keys, adminTokenDigest: digestKey(admin.token) },
+    management,
+    accounts: {
+      repository: accountRepository,
+      audit: new AuditLog(store),
+      credentials,
+      passwords: new PasswordHasher(accountsConfig.passwordCost),
+      throttle: new SignInThrottle({
+        maxFailuresPerAccount: accountsConfig.signInMaxFailuresPerAccount,
+        maxFailuresPerAddress: accountsConfig.signInMaxFailuresPerAddress,
+        windowMs: accountsConfig.signInWindowMs,
+      }),
+      rewriteAdminTokenFile: (token) => rewriteAdminTokenFile(config.dataDir, token),
+    },
+    auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
   };
@@ -116,6 +137,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     store.refresh();
     flagStates.poll();
     keys.reload();
+    credentials.reloadAdminToken();
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 

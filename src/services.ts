@@ -1,7 +1,9 @@
+import type { AccountServices } from "./accounts/index.js";
 import type { CoreServices } from "./api/core.js";
 import type { Config } from "./config/config.js";
 import type { FeatureRepository } from "./features/feature-repository.js";
 import type { FlagStateNotifier } from "./features/flag-state-notifier.js";
+import type { ManagementLog } from "./management/management-log.js";
 import type { KvStore } from "./storage/kv.js";
 import type { KeyIndex } from "./tenancy/key-index.js";
 import type { TenancyRepository } from "./tenancy/tenancy-repository.js";
@@ -21,4 +23,8 @@ export interface Services extends CoreServices {
   /** Where evaluation and ingestion run: the worker pool, or inline. */
   executor: Executor;
   evaluationCache: EvaluationCache;
+  /** Where every management write goes (applied here, or through the cluster's log), with its audit entry. */
+  management: ManagementLog;
+  /** Members, sessions, API tokens, passwords, sign-in throttling, the audit log. */
+  accounts: AccountServices;
 }

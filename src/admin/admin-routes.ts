@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import { parseJsonBody } from "../api/json-body.js";
 import { ok } from "../api/responses.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../api/route.js";
+import { schemaBody } from "../api/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod, Router } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../schemas/admin.js";
@@ -9,15 +10,18 @@ import { parseOrThrow } from "../schemas/issues.js";
 import { parseListQuery } from "../tracking/index.js";
 import { validateConfig, validateTargeting } from "../schemas/rules.js";
 import type { Services } from "../services.js";
+import { digestKey, maskKey, newFeatureId, newKey } from "../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
+import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
+import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
+import { envelopeFor, submitChange } from "../management/submit.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
 
 function body<TSchema extends v.GenericSchema>(context: Context, schema: TSchema): v.InferOutput<TSchema> {
-  const input = parseJsonBody(context.request.body, context.request.headers["content-type"]);
-  return parseOrThrow(v.safeParse, schema, input);
+  return schemaBody(context.request, schema);
 }
 
 function environmentOrNotFound(context: Context): EnvironmentRecord {
@@ -32,15 +36,6 @@ function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");
 }
 
-/** Announces the new flagStateVersion of every environment of an app after an app-level feature change. */
-function announceApp(context: Context, appId: string): void {
-  const app = context.services.tenancy.getApp(appId);
-  for (const environmentId of app?.environmentIds ?? []) {
-    const environment = context.services.tenancy.getEnvironment(environmentId);
-    if (environment) context.services.flagStates.announce(environmentId, environment.flagStateVersion);
-  }
-}
-
 async function putRules(context: Context, kind: "targeting" | "config") {
   const environment = environmentOrNotFound(context);
   const featureKey = featureKeyParam(context);
@@ -49,32 +44,34 @@ async function putRules(context: Context, kind: "targeting" | "config") {
   if (!validated.ok) throw new ServiceError("INVALID_RULES", undefined, validated.issues);
   // Stored exactly as saved: the validated input, not a normalised copy.
   const list = kind === "targeting" ? (input as { rules: unknown[] }).rules : (input as { variants: unknown[] }).variants;
-  const saved = await context.services.features.putRules(environment.id, featureKey, kind, list);
-  if (!saved) throw new ServiceError("NOT_FOUND", `No feature ${featureKey}.`);
-  context.services.flagStates.announce(environment.id, saved.flagStateVersion);
+  const saved = await submitChange(context, "rules.put", { environmentId: environment.id, featureKey, kind, list });
   return kind === "targeting"
     ? ok({ targeting: saved.state.targeting, flagStateVersion: saved.flagStateVersion })
     : ok({ config: saved.state.config, flagStateVersion: saved.flagStateVersion });
 }
 
-const admin = (bodyLimit: number, handle: RouteSpec<Services>["handle"]): RouteSpec<Services> => ({ access: "admin", bodyLimit, cors: false, handle });
+const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
+const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
-/** The management API of API.md §6 (apps, environments, keys, features, rules, history). */
+/** The management API of API.md §6 (apps, environments, keys, features, rules, history). Every write is a change (src/management). */
 export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
     "/admin/apps",
-    admin(BODY_LIMITS.admin, async (context) => {
+    write(BODY_LIMITS.admin, async (context) => {
       const { name } = body(context, CreateAppBody);
-      const issued = await context.services.tenancy.createApp(name);
-      context.services.keys.reload();
+      const envelope = envelopeFor(context);
+      const planned = planApp(name, envelope.at);
+      const environments = planned.environments.map((environment) => environment.record);
+      const { app } = await submitChange(context, "app.create", { app: planned.app, trackingKeyDigest: planned.trackingKeyDigest, environments }, envelope);
+      // Keys in clear only in this answer: the change and the store hold their digests.
       return ok({
         app: {
-          id: issued.app.id,
-          name: issued.app.name,
-          trackingKey: issued.trackingKey,
-          defaultEnvironmentId: issued.app.defaultEnvironmentId,
-          environments: issued.environments,
+          id: app.id,
+          name: app.name,
+          trackingKey: planned.trackingKey,
+          defaultEnvironmentId: app.defaultEnvironmentId,
+          environments: planned.environments.map((environment) => environment.issued),
         },
       });
     }),
@@ -82,7 +79,7 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/apps",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const { tenancy } = context.services;
       const apps = tenancy.listApps().map((app) => presentApp(app, environmentsOf(context, app.environmentIds)));
       return ok({ apps });
@@ -91,7 +88,7 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/apps/:appId",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const app = context.services.tenancy.getApp(context.params.appId!);
       if (!app) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
       return ok({ app: presentApp(app, environmentsOf(context, app.environmentIds)) });
@@ -100,30 +97,30 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
     "/admin/apps/:appId/environments",
-    admin(BODY_LIMITS.admin, async (context) => {
+    write(BODY_LIMITS.admin, async (context) => {
       const { name } = body(context, CreateEnvironmentBody);
-      const environment = await context.services.tenancy.createEnvironment(context.params.appId!, name);
-      if (!environment) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
-      context.services.keys.reload();
-      return ok({ environment });
+      const envelope = envelopeFor(context);
+      const planned = planEnvironment(context.params.appId!, name, envelope.at);
+      await submitChange(context, "environment.create", { environment: planned.record }, envelope);
+      return ok({ environment: planned.issued });
     }),
   ],
   [
     "POST",
     "/admin/environments/:envId/keys/rotate",
-    admin(BODY_LIMITS.admin, async (context) => {
+    write(BODY_LIMITS.admin, async (context) => {
       const { kind } = body(context, RotateKeyBody);
-      const rotated = await context.services.tenancy.rotateKey(context.params.envId!, kind);
-      if (!rotated) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
-      context.services.keys.forget(rotated.revokedDigest);
-      context.services.keys.reload();
-      return ok({ key: rotated.key });
+      const environment = context.services.tenancy.getEnvironment(context.params.envId!);
+      if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
+      const fresh = newKey(kind, environment.name);
+      await submitChange(context, "key.rotate", { environmentId: environment.id, kind, digest: digestKey(fresh), hint: maskKey(fresh) });
+      return ok({ key: fresh });
     }),
   ],
   [
     "GET",
     "/admin/apps/:appId/features",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       if (!context.services.tenancy.getApp(context.params.appId!)) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
       return ok({ features: context.services.features.listFeatures(context.params.appId!).map(presentFeature) });
     }),
@@ -131,30 +128,26 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "PUT",
     "/admin/apps/:appId/features/:key",
-    admin(BODY_LIMITS.admin, async (context) => {
+    write(BODY_LIMITS.admin, async (context) => {
       const featureKey = featureKeyParam(context);
-      const changes = body(context, PutFeatureBody);
-      const feature = await context.services.features.putFeature(context.params.appId!, featureKey, changes);
-      if (!feature) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
-      announceApp(context, context.params.appId!);
+      const fields = body(context, PutFeatureBody);
+      const { feature } = await submitChange(context, "feature.put", { appId: context.params.appId!, featureKey, featureId: newFeatureId(), fields });
       return ok({ feature: presentFeature(feature) });
     }),
   ],
   [
     "DELETE",
     "/admin/apps/:appId/features/:key",
-    admin(BODY_LIMITS.none, async (context) => {
+    write(BODY_LIMITS.none, async (context) => {
       const featureKey = featureKeyParam(context);
-      const archived = await context.services.features.archiveFeature(context.params.appId!, featureKey);
-      if (!archived) throw new ServiceError("NOT_FOUND", `No feature ${featureKey} in app ${context.params.appId}.`);
-      announceApp(context, context.params.appId!);
+      await submitChange(context, "feature.archive", { appId: context.params.appId!, featureKey });
       return ok();
     }),
   ],
   [
     "GET",
     "/admin/environments/:envId/features/:key",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const featureKey = featureKeyParam(context);
       const found = context.services.features
@@ -164,12 +157,12 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       return ok({ feature: presentFeature(found.feature), targeting: found.state.targeting, config: found.state.config, flagStateVersion: environment.flagStateVersion });
     }),
   ],
-  ["PUT", "/admin/environments/:envId/features/:key/targeting", admin(BODY_LIMITS.admin, (context) => putRules(context, "targeting"))],
-  ["PUT", "/admin/environments/:envId/features/:key/config", admin(BODY_LIMITS.admin, (context) => putRules(context, "config"))],
+  ["PUT", "/admin/environments/:envId/features/:key/targeting", write(BODY_LIMITS.admin, (context) => putRules(context, "targeting"))],
+  ["PUT", "/admin/environments/:envId/features/:key/config", write(BODY_LIMITS.admin, (context) => putRules(context, "config"))],
   [
     "GET",
     "/admin/environments/:envId/features/:key/history",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const featureKey = featureKeyParam(context);
       if (!context.services.features.getFeature(environment.appId, featureKey)) throw new ServiceError("NOT_FOUND", `No feature ${featureKey}.`);
@@ -180,7 +173,7 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
 
 /** A cursor-paged list of one append log (API.md §6), in append order. */
 function pageRoute(list: (context: Context, environmentId: string, after: string | undefined, limit: number) => Record<string, unknown>): RouteSpec<Services> {
-  return admin(BODY_LIMITS.none, (context) => {
+  return read((context) => {
     const environment = environmentOrNotFound(context);
     const query = new URLSearchParams(context.request.query);
     const { after, limit } = parseListQuery(query.get("after"), query.get("limit"));
@@ -193,7 +186,7 @@ export const TRACKED_DATA_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = 
   [
     "GET",
     "/admin/environments/:envId/users/:userId",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const user = context.services.tracking.getUser(environment.id, context.params.userId!);
       if (!user) throw new ServiceError("NOT_FOUND", `No user ${context.params.userId}.`);
@@ -203,7 +196,7 @@ export const TRACKED_DATA_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = 
   [
     "GET",
     "/admin/environments/:envId/companies/:companyId",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const company = context.services.tracking.getCompany(environment.id, context.params.companyId!);
       if (!company) throw new ServiceError("NOT_FOUND", `No company ${context.params.companyId}.`);
@@ -220,6 +213,9 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
   return environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);
 }
 
+/** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
+
 export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
-  for (const [method, pattern, spec] of [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES]) router.add(method, pattern, spec);
+  for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);
 }

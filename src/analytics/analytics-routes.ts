@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { parseJsonBody } from "../api/json-body.js";
 import { ok } from "../api/responses.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../api/route.js";
+import { schemaBody } from "../api/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { FeatureRecord } from "../features/records.js";
@@ -11,13 +11,14 @@ import type { Services } from "../services.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../tracking/cursor.js";
 import { AnalyticsQueries } from "./queries.js";
-import { rebuildAggregates } from "./rebuild.js";
-import { getAnalyticsSettings, putAnalyticsSettings, PutAnalyticsSettingsBody } from "./settings.js";
+import { submitChange } from "../management/submit.js";
+import { getAnalyticsSettings, PutAnalyticsSettingsBody } from "./settings.js";
 import { resolveWindow, type AnalyticsWindow } from "./window.js";
 
 type Context = RouteContext<Services>;
 
-const admin = (bodyLimit: number, handle: RouteSpec<Services>["handle"]): RouteSpec<Services> => ({ access: "admin", bodyLimit, cors: false, handle });
+const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
+const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
 function environmentOrNotFound(context: Context): EnvironmentRecord {
   // Worker threads commit tracking data; renew this thread's read snapshot so the answer includes it.
@@ -57,7 +58,7 @@ export const ANALYTICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/environments/:envId/analytics/features",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const window = windowOf(query(context));
       const { retentionDays } = getAnalyticsSettings(context.services.store, environment.id);
@@ -73,7 +74,7 @@ export const ANALYTICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/environments/:envId/analytics/features/:key/companies",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const feature = liveFeature(context, environment);
       const params = query(context);
@@ -88,7 +89,7 @@ export const ANALYTICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/environments/:envId/analytics/companies/:companyId",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       const companyId = context.params.companyId!;
       const window = windowOf(query(context));
@@ -107,7 +108,7 @@ export const ANALYTICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",
     "/admin/environments/:envId/analytics/settings",
-    admin(BODY_LIMITS.none, (context) => {
+    read((context) => {
       const environment = environmentOrNotFound(context);
       return ok({ settings: getAnalyticsSettings(context.services.store, environment.id) });
     }),
@@ -115,19 +116,19 @@ export const ANALYTICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "PUT",
     "/admin/environments/:envId/analytics/settings",
-    admin(BODY_LIMITS.admin, async (context) => {
+    write(BODY_LIMITS.admin, async (context) => {
       const environment = environmentOrNotFound(context);
-      const input = parseJsonBody(context.request.body, context.request.headers["content-type"]);
-      const settings = parseOrThrow(v.safeParse, PutAnalyticsSettingsBody, input);
-      return ok({ settings: await putAnalyticsSettings(context.services.store, environment.id, settings) });
+      const settings = schemaBody(context.request, PutAnalyticsSettingsBody);
+      return ok(await submitChange(context, "analytics.settings", { environmentId: environment.id, settings }));
     }),
   ],
   [
     "POST",
     "/admin/environments/:envId/analytics/rebuild",
-    admin(BODY_LIMITS.none, async (context) => {
+    write(BODY_LIMITS.none, async (context) => {
       const environment = environmentOrNotFound(context);
-      return ok({ rebuilt: await rebuildAggregates(context.services.store, environment.id) });
+      const { report } = await submitChange(context, "analytics.rebuild", { environmentId: environment.id });
+      return ok({ rebuilt: report });
     }),
   ],
 ];

@@ -23,33 +23,36 @@ export interface RebuildReport {
  * cost (one pass over the logs) is paid as a pause in writes.
  */
 export async function rebuildAggregates(store: KvStore, environmentId: string): Promise<RebuildReport> {
-  return store.write(() => {
-    const aggregates = store.table("aggregates");
-    for (const range of aggregateRanges(environmentId)) {
-      const stale = Array.from(aggregates.range(range), (entry) => entry.key);
-      for (const staleKey of stale) aggregates.remove(staleKey);
-    }
-    const writer = new AggregateWriter(store, environmentId, { rebuilding: true });
-    const users = store.table<UserRecord>("users");
-    // Only for records written before attribution was stored on them: the user's company now is the best left.
-    const latestCompanyOf = (userId: string): string | null => users.get(userKey(environmentId, userId))?.lastCompanyId ?? null;
-    const report: RebuildReport = { events: 0, featureEvents: 0, feedback: 0, aggregates: 0 };
-    report.events = eachLogEntry<EventRecord>(store, "events", environmentId, (record) => writer.event(record));
-    report.featureEvents = eachLogEntry<FeatureEventRecord>(store, "featureEvents", environmentId, (record) =>
-      writer.featureEvent({
-        ...record,
-        countsForCompanyId: storedAttribution(record, () => featureEventCompany(record.evalContext, latestCompanyOf)),
-      }),
-    );
-    report.feedback = eachLogEntry<FeedbackRecord>(store, "feedback", environmentId, (record) =>
-      writer.feedback({
-        ...record,
-        countsForCompanyId: storedAttribution(record, () => record.companyId ?? latestCompanyOf(record.userId)),
-      }),
-    );
-    report.aggregates = writer.flush();
-    return report;
-  });
+  return store.write(() => rebuildAggregatesNow(store, environmentId));
+}
+
+/** Inside a write: the rebuild itself (the management apply path runs it in the change's transaction). */
+export function rebuildAggregatesNow(store: KvStore, environmentId: string): RebuildReport {
+  const aggregates = store.table("aggregates");
+  for (const range of aggregateRanges(environmentId)) {
+    const stale = Array.from(aggregates.range(range), (entry) => entry.key);
+    for (const staleKey of stale) aggregates.remove(staleKey);
+  }
+  const writer = new AggregateWriter(store, environmentId, { rebuilding: true });
+  const users = store.table<UserRecord>("users");
+  // Only for records written before attribution was stored on them: the user's company now is the best left.
+  const latestCompanyOf = (userId: string): string | null => users.get(userKey(environmentId, userId))?.lastCompanyId ?? null;
+  const report: RebuildReport = { events: 0, featureEvents: 0, feedback: 0, aggregates: 0 };
+  report.events = eachLogEntry<EventRecord>(store, "events", environmentId, (record) => writer.event(record));
+  report.featureEvents = eachLogEntry<FeatureEventRecord>(store, "featureEvents", environmentId, (record) =>
+    writer.featureEvent({
+      ...record,
+      countsForCompanyId: storedAttribution(record, () => featureEventCompany(record.evalContext, latestCompanyOf)),
+    }),
+  );
+  report.feedback = eachLogEntry<FeedbackRecord>(store, "feedback", environmentId, (record) =>
+    writer.feedback({
+      ...record,
+      countsForCompanyId: storedAttribution(record, () => record.companyId ?? latestCompanyOf(record.userId)),
+    }),
+  );
+  report.aggregates = writer.flush();
+  return report;
 }
 
 /** A record's `countsForCompanyId` (null included: "no company"); `resolve()` for one stored before the field existed. */

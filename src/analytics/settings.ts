@@ -32,9 +32,14 @@ export function getAnalyticsSettings(store: KvStore, environmentId: string): Ana
   return { ...DEFAULT_ANALYTICS_SETTINGS, ...stored };
 }
 
-/** Replaces the environment's settings; resolves once committed. */
+/** Replaces the environment's settings; resolves once committed (tests and tools; the service goes through src/management). */
 export async function putAnalyticsSettings(store: KvStore, environmentId: string, settings: AnalyticsSettings): Promise<AnalyticsSettings> {
+  return store.write(() => writeAnalyticsSettings(store, environmentId, settings));
+}
+
+/** Inside a write: replaces the environment's settings. */
+export function writeAnalyticsSettings(store: KvStore, environmentId: string, settings: AnalyticsSettings): AnalyticsSettings {
   const stored: AnalyticsSettings = { retentionDays: settings.retentionDays };
-  await store.write(() => store.table<AnalyticsSettings>("aggregates").put(settingsKey(environmentId), stored));
+  store.table<AnalyticsSettings>("aggregates").put(settingsKey(environmentId), stored);
   return stored;
 }

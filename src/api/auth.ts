@@ -1,28 +1,39 @@
+import type { ManagementPrincipal } from "../accounts/principal.js";
+import { authorize, type Permission } from "../accounts/roles.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { KeyKind } from "../tenancy/identifiers.js";
-import { matchesDigest, type KeyIndex } from "../tenancy/key-index.js";
+import type { KeyIndex } from "../tenancy/key-index.js";
 import type { ApiRequest } from "./types.js";
 
 /**
- * Who may call a route: `public` anyone; `admin` the admin token; `secret` an environment's secret key;
- * `environment` its publishable or secret key; `tracking-path` the app's tracking key in the `trackingKey` param.
+ * Who may call a route: `public` anyone; `admin` a management credential (admin token, member session, API token)
+ * whose role allows the route's permission; `secret` an environment's secret key; `environment` its publishable or
+ * secret key; `tracking-path` the app's tracking key in the `trackingKey` param.
  */
 export type Access = "public" | "admin" | "secret" | "environment" | "tracking-path";
 
 export type Principal =
   | { kind: "anonymous" }
-  | { kind: "admin" }
+  | ManagementPrincipal
   | { kind: KeyKind; appId: string; environmentId: string };
+
+/** The accounts room's answer to "who is this management credential?" (`src/accounts/credentials.ts`). */
+export interface ManagementCredentials {
+  /** The principal of a management request, or throws 401 (none, unknown, expired) / 403 (wrong kind, CSRF). */
+  authenticate(request: ApiRequest): ManagementPrincipal;
+  /** Whether a secret is the admin token or an API token: such a credential on the front API is a 403, not a 401. */
+  isManagementCredential(secret: string): boolean;
+}
 
 export interface AuthContext {
   keys: KeyIndex;
-  adminTokenDigest: string;
+  management: ManagementCredentials;
 }
 
 const ANONYMOUS: Principal = { kind: "anonymous" };
-const ADMIN: Principal = { kind: "admin" };
 
-function bearerToken(request: ApiRequest): string | undefined {
+/** The credential of an `Authorization: Bearer` header. */
+export function bearerToken(request: ApiRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -36,17 +47,26 @@ function publishableKeyFromQuery(query: string): string | undefined {
   return value || undefined;
 }
 
-/** Decides who is calling, or throws 401 (no or unknown credential) / 403 (a credential of the wrong kind). */
-export function authenticate(context: AuthContext, request: ApiRequest, access: Access, params: Record<string, string>): Principal {
+/**
+ * Decides who is calling, or throws 401 (no or unknown credential) / 403 (a credential of the wrong kind, a role
+ * without the route's `permission`, a failed CSRF check). Management routes ask the accounts room and then the one
+ * role table (`src/accounts/roles.ts`); the front-facing cases below touch neither.
+ */
+export function authenticate(
+  context: AuthContext,
+  request: ApiRequest,
+  access: Access,
+  params: Record<string, string>,
+  permission?: Permission,
+): Principal {
   switch (access) {
     case "public":
       return ANONYMOUS;
     case "admin": {
-      const token = bearerToken(request);
-      if (!token) throw new ServiceError("UNAUTHORIZED", "The admin token is required as `Authorization: Bearer <token>`.");
-      if (matchesDigest(token, context.adminTokenDigest)) return ADMIN;
-      if (context.keys.resolve(token)) throw new ServiceError("FORBIDDEN", "Environment and tracking keys cannot use the management API.");
-      throw new ServiceError("UNAUTHORIZED", "The admin token is not valid.");
+      const principal = context.management.authenticate(request);
+      if (permission === undefined) throw new Error("route misconfigured: a management route without a permission");
+      authorize(principal, permission, request.method);
+      return principal;
     }
     case "tracking-path": {
       const resolved = context.keys.resolve(params.trackingKey ?? "");
@@ -62,7 +82,7 @@ export function authenticate(context: AuthContext, request: ApiRequest, access: 
       if (!presented) throw new ServiceError("UNAUTHORIZED", "A key is required as `Authorization: Bearer <key>` or the `publishableKey` query parameter.");
       const resolved = context.keys.resolve(presented);
       if (!resolved) {
-        if (matchesDigest(presented, context.adminTokenDigest)) throw new ServiceError("FORBIDDEN", "The admin token cannot use the front-facing API.");
+        if (context.management.isManagementCredential(presented)) throw new ServiceError("FORBIDDEN", "Management credentials cannot use the front-facing API.");
         throw new ServiceError("UNAUTHORIZED", "The key is not valid.");
       }
       if (resolved.kind === "tracking") throw new ServiceError("FORBIDDEN", "A tracking key is only valid in the tracking-API path.");

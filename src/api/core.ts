@@ -17,8 +17,8 @@ export interface CoreServices {
   isDraining(): boolean;
 }
 
-/** Key prefixes (API.md §1); a path segment that starts with one is a credential and never reaches a log. */
-const KEY_SEGMENT = /^(trk|pub|sec)_[^/]*/;
+/** Key and token prefixes (API.md §1, §8); a path segment that starts with one is a credential and never reaches a log. */
+const KEY_SEGMENT = /^(trk|pub|sec|adm|sya|syr)_[^/]*/;
 
 /**
  * The request path as it may be logged: the tracking API carries its key in the first segment, so a fault there
@@ -62,7 +62,7 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
           if (spec.access !== "admin" && spec.access !== "public" && perAddress.enabled && !perAddress.allow(request.remoteAddress())) {
             throw new ServiceError("RATE_LIMITED", "Too many requests from this address.", undefined, perAddress.retryAfterSeconds());
           }
-          const principal = authenticate(services.auth, request, spec.access, params);
+          const principal = authenticate(services.auth, request, spec.access, params, spec.permission);
           if ("environmentId" in principal && !perKey.allow(`${principal.kind}:${principal.environmentId}`)) {
             throw new ServiceError("RATE_LIMITED", "Too many requests for this key.", undefined, perKey.retryAfterSeconds());
           }

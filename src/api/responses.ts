@@ -13,6 +13,11 @@ export function okText(json: string, extraHeaders?: Record<string, string>): Api
   return { status: 200, headers: extraHeaders ? { ...JSON_HEADERS, ...extraHeaders } : { ...JSON_HEADERS }, body: json };
 }
 
+/** The same answer with more headers (a cookie, `cache-control`). */
+export function withHeaders(response: ApiResponse, headers: Record<string, string>): ApiResponse {
+  return { ...response, headers: { ...response.headers, ...headers } };
+}
+
 /** The error envelope of API.md §2 for a ServiceError. */
 export function errorResponse(error: ServiceError): ApiResponse {
   const body: Record<string, unknown> = { code: error.code, message: error.message };

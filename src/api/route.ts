@@ -1,3 +1,4 @@
+import type { Permission } from "../accounts/roles.js";
 import type { Access, Principal } from "./auth.js";
 import type { ApiRequest, ApiResponse, StreamResponse } from "./types.js";
 
@@ -20,6 +21,8 @@ export type RouteResult = ApiResponse | StreamResponse;
 
 export interface RouteSpec<S> {
   access: Access;
+  /** For `admin` routes: what the caller's role must allow (the one role table, src/accounts/roles.ts). */
+  permission?: Permission;
   bodyLimit: number;
   /** Front-facing routes answer browsers: CORS headers and preflights. */
   cors: boolean;
@@ -28,6 +31,11 @@ export interface RouteSpec<S> {
 
 /** An environment-scoped principal's environment, or a 403 for anything else. */
 export function environmentOf(principal: Principal): { appId: string; environmentId: string } {
-  if (principal.kind === "anonymous" || principal.kind === "admin") throw new Error("route misconfigured: no environment principal");
+  if (!("environmentId" in principal)) throw new Error("route misconfigured: no environment principal");
   return { appId: principal.appId, environmentId: principal.environmentId };
+}
+
+/** A management route: a management credential whose role allows `permission`; no CORS (the dashboard is same-origin). */
+export function managementRoute<S>(permission: Permission, bodyLimit: number, handle: RouteSpec<S>["handle"]): RouteSpec<S> {
+  return { access: "admin", permission, bodyLimit, cors: false, handle };
 }

@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors/catalogue.js";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 interface CompiledPattern<R> {
   route: R;

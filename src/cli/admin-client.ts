@@ -1,14 +1,14 @@
-/** A thin client of the management API, used by the CLI. */
+/** A thin client of the management API, used by the CLI. `token`: the admin token or an API token (none for a password reset). */
 export class AdminClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly token: string,
+    private readonly token: string | undefined,
   ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

@@ -6,6 +6,10 @@ import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
+import { adminTokenCommand, audit, members, tokens } from "./account-commands.js";
+import { resetAdminTokenOffline } from "./admin-token-reset.js";
+import { readPassword } from "./password-input.js";
+import { createTokenAsMember } from "./session-token.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -17,8 +21,9 @@ const USAGE = `switchyard — feature access and usage tracking
 
   switchyard serve [--native-free]                 run the service (configured by SWITCHYARD_* variables)
 
-Management (talks to a running service; --url defaults to http://127.0.0.1:$SWITCHYARD_PORT, the token to
-SWITCHYARD_ADMIN_TOKEN or the one in $SWITCHYARD_DATA_DIR/admin-token):
+Management (talks to a running service; --url defaults to http://127.0.0.1:$SWITCHYARD_PORT; the credential is
+--token, else SWITCHYARD_TOKEN (a personal API token, sya_…), else SWITCHYARD_ADMIN_TOKEN, else the admin token in
+$SWITCHYARD_DATA_DIR/admin-token):
   switchyard apps list | apps create NAME | apps show APP_ID
   switchyard envs create APP_ID NAME
   switchyard keys rotate ENV_ID publishable|secret
@@ -32,6 +37,20 @@ SWITCHYARD_ADMIN_TOKEN or the one in $SWITCHYARD_DATA_DIR/admin-token):
   switchyard users show ENV_ID USER_ID | companies show ENV_ID COMPANY_ID
   switchyard events|feature-events|feedback|prompt-events ENV_ID [--after CURSOR] [--limit N]
 
+Members, tokens, audit (docs/SECURITY.md; passwords are read from stdin when piped, else asked for without echo):
+  switchyard members list
+  switchyard members add EMAIL --role owner|editor|viewer [--name NAME]
+  switchyard members update MEMBER [--role R] [--name N] [--password]      (MEMBER: an id or an email)
+  switchyard members remove MEMBER
+  switchyard members reset-password MEMBER         (prints a one-time reset link, valid 24 h)
+  switchyard password-reset TOKEN                  (sets a new password with a reset link's token)
+  switchyard tokens list | tokens create NAME [--read-only] | tokens revoke TOKEN_ID
+  switchyard tokens create NAME --email EMAIL [--read-only]
+                                                   (signs in as EMAIL to create that member's token; no credential)
+  switchyard audit [--entity KIND] [--actor MEMBER_ID|admin] [--after CURSOR] [--limit N]
+  switchyard admin-token status | rotate | disable
+  switchyard admin-token reset                     (offline, on this machine's data dir: a new admin token)
+
 Analytics (docs/ANALYTICS.md; --from/--to are ISO 8601 dates, default the 30 days up to today; --json prints the
 answer as JSON instead of a table):
   switchyard analytics features ENV_ID [--from D] [--to D]
@@ -42,12 +61,13 @@ answer as JSON instead of a table):
   switchyard analytics rebuild ENV_ID
 `;
 
-function adminToken(explicit: string | undefined): string {
+function credential(explicit: string | undefined): string {
   if (explicit) return explicit;
+  if (process.env.SWITCHYARD_TOKEN) return process.env.SWITCHYARD_TOKEN;
   if (process.env.SWITCHYARD_ADMIN_TOKEN) return process.env.SWITCHYARD_ADMIN_TOKEN;
   const file = join(process.env.SWITCHYARD_DATA_DIR ?? "./data", ADMIN_TOKEN_FILE);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  throw new Error("No admin token: pass --token, set SWITCHYARD_ADMIN_TOKEN, or run where the data dir is.");
+  throw new Error("No credential: pass --token, set SWITCHYARD_TOKEN or SWITCHYARD_ADMIN_TOKEN, or run where the data dir is.");
 }
 
 async function serve(nativeFree: boolean): Promise<void> {
@@ -136,8 +156,23 @@ async function analytics(client: AdminClient, action: string | undefined, first:
 
 async function manage(positionals: string[], values: Values): Promise<unknown> {
   const port = process.env.SWITCHYARD_PORT ?? "3000";
-  const client = new AdminClient(String(values.url ?? `http://127.0.0.1:${port}`), adminToken(values.token as string | undefined));
+  const url = String(values.url ?? `http://127.0.0.1:${port}`);
   const [area, action, first, second, third] = positionals;
+  // These two need no credential: one sets a password with a reset token, the other works on the data dir itself.
+  if (area === "password-reset") {
+    if (!action) throw new Error(`Missing TOKEN.\n\n${USAGE}`);
+    return new AdminClient(url, undefined).call("POST", "/admin/password-reset", { token: action, password: await readPassword("New password") });
+  }
+  if (area === "admin-token" && action === "reset") return { token: await resetAdminTokenOffline(loadConfig(process.env)) };
+  if (area === "tokens" && action === "create" && typeof values.email === "string") {
+    if (!first) throw new Error(`Missing NAME.\n\n${USAGE}`);
+    return createTokenAsMember(url, values.email, first, values["read-only"] === true);
+  }
+  const client = new AdminClient(url, credential(values.token as string | undefined));
+  if (area === "members") return members(client, action, first, values);
+  if (area === "tokens") return tokens(client, action, first, values);
+  if (area === "audit") return audit(client, values);
+  if (area === "admin-token") return adminTokenCommand(client, action);
   const page = () => {
     const query = new URLSearchParams();
     if (values.after) query.set("after", String(values.after));
@@ -212,6 +247,13 @@ async function run(): Promise<void> {
       to: { type: "string" },
       json: { type: "boolean" },
       "retention-days": { type: "string" },
+      role: { type: "string" },
+      name: { type: "string" },
+      password: { type: "boolean" },
+      "read-only": { type: "boolean" },
+      entity: { type: "string" },
+      email: { type: "string" },
+      actor: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -32,6 +32,23 @@ export interface Config {
     /** Across the whole process. */
     readonly maxStreams: number;
   };
+  /** Members, sessions and sign-in (API.md §8, docs/SECURITY.md). */
+  readonly accounts: AccountsConfig;
+}
+
+export interface AccountsConfig {
+  /** The service's own origin (`https://flags.example.com`): what a cookie request's Origin must be, and whether cookies are Secure. */
+  readonly publicOrigin: string | undefined;
+  /** A session unused this long is over. */
+  readonly sessionIdleMs: number;
+  /** A session is over this long after sign-in, however busy. */
+  readonly sessionAbsoluteMs: number;
+  /** Failed sign-ins allowed per account, and per client address, within `signInWindowMs`; past them: 429. */
+  readonly signInMaxFailuresPerAccount: number;
+  readonly signInMaxFailuresPerAddress: number;
+  readonly signInWindowMs: number;
+  /** log2 of scrypt's N for new password hashes (stored with each hash, so a change applies to new passwords). */
+  readonly passwordCost: number;
 }
 
 const integerFrom = (minimum: number, maximum: number) =>
@@ -62,6 +79,15 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SSE_KEEPALIVE_MS: v.optional(integerFrom(100, 3_600_000), "15000"),
   SWITCHYARD_SSE_MAX_STREAMS_PER_KEY: v.optional(integerFrom(1, 1_000_000), "100"),
   SWITCHYARD_SSE_MAX_STREAMS: v.optional(integerFrom(1, 1_000_000), "10000"),
+  SWITCHYARD_PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an http(s) origin such as https://flags.example.com"))),
+  // Tests shorten both to see expiry without waiting hours; below 100 ms a session could not survive one request.
+  SWITCHYARD_SESSION_IDLE_MS: v.optional(integerFrom(100, 31 * 86_400_000), String(2 * 3_600_000)),
+  SWITCHYARD_SESSION_ABSOLUTE_MS: v.optional(integerFrom(100, 366 * 86_400_000), String(12 * 3_600_000)),
+  SWITCHYARD_SIGNIN_MAX_FAILURES: v.optional(integerFrom(1, 1_000_000), "5"),
+  SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS: v.optional(integerFrom(1, 1_000_000), "20"),
+  SWITCHYARD_SIGNIN_WINDOW_MS: v.optional(integerFrom(1000, 86_400_000), String(15 * 60_000)),
+  // 2^17 is OWASP's floor for scrypt; tests lower it to 2^14 to sign in quickly. Below that is refused.
+  SWITCHYARD_PASSWORD_COST: v.optional(integerFrom(14, 20), "17"),
 });
 
 export class ConfigError extends Error {
@@ -99,6 +125,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       keepAliveMs: input.SWITCHYARD_SSE_KEEPALIVE_MS,
       maxStreamsPerKey: input.SWITCHYARD_SSE_MAX_STREAMS_PER_KEY,
       maxStreams: input.SWITCHYARD_SSE_MAX_STREAMS,
+    }),
+    accounts: Object.freeze({
+      publicOrigin: input.SWITCHYARD_PUBLIC_URL === undefined ? undefined : new URL(input.SWITCHYARD_PUBLIC_URL).origin,
+      sessionIdleMs: input.SWITCHYARD_SESSION_IDLE_MS,
+      sessionAbsoluteMs: input.SWITCHYARD_SESSION_ABSOLUTE_MS,
+      signInMaxFailuresPerAccount: input.SWITCHYARD_SIGNIN_MAX_FAILURES,
+      signInMaxFailuresPerAddress: input.SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS,
+      signInWindowMs: input.SWITCHYARD_SIGNIN_WINDOW_MS,
+      passwordCost: input.SWITCHYARD_PASSWORD_COST,
     }),
   });
 }

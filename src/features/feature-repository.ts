@@ -2,7 +2,7 @@ import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.j
 import { newFeatureId } from "../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry } from "./records.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./records.js";
 
 export interface FeatureChanges {
   description?: string | null;
@@ -10,6 +10,13 @@ export interface FeatureChanges {
   stage?: string | null;
   optInEnabled?: boolean;
   usageEvents?: string[];
+}
+
+/** What a feature write did: the feature now, as it was before (undefined for a new one), and the bumped flagStateVersions. */
+export interface FeatureWrite {
+  feature: FeatureRecord;
+  previous: FeatureRecord | undefined;
+  flagStates: Map<string, number>;
 }
 
 /** A live feature with its rules in one environment: what evaluation and `GET /features` need. */
@@ -20,7 +27,8 @@ export interface EnvironmentFeature {
 
 /**
  * Features (per app) and their targeting/config (per environment), with every version kept. Every change bumps
- * the `flagStateVersion` of each environment it shows in, in the same transaction.
+ * the `flagStateVersion` of each environment it shows in, in the same transaction. The service changes them through
+ * `src/management/`; the one-transaction conveniences (`putFeature`…) serve tests and tools.
  */
 export class FeatureRepository {
   private readonly tenancy: TenancyRepository;
@@ -66,52 +74,17 @@ export class FeatureRepository {
     }));
   }
 
-  /** Creates or updates a feature; an archived one with the same key comes back to life with a new id. */
+  /** Creates or updates a feature in one transaction (tests and tools; the service goes through src/management). */
   async putFeature(appId: string, featureKey: string, changes: FeatureChanges, now = new Date()): Promise<FeatureRecord | undefined> {
-    return this.store.write(() => {
-      const app = this.tenancy.getApp(appId);
-      if (!app) return undefined;
-      const existing = this.features.get(key(appId, "key", featureKey));
-      const base: FeatureRecord =
-        existing && !existing.archivedAt
-          ? existing
-          : {
-              id: newFeatureId(),
-              key: featureKey,
-              description: null,
-              link: null,
-              stage: null,
-              createdAt: now.toISOString(),
-              optInEnabled: false,
-              usageEvents: [],
-              archivedAt: null,
-            };
-      const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
-      this.features.put(key(appId, "key", featureKey), feature);
-      this.featureIds.put(key(appId, "id", feature.id), featureKey);
-      this.tenancy.bumpFlagStateVersions(app.environmentIds);
-      return feature;
-    });
+    return this.store.write(() => this.writeFeature(appId, featureKey, changes, newFeatureId(), now.toISOString())?.feature);
   }
 
-  /** Archives a feature: it disappears from every environment's answers. False when there was none. */
+  /** Archives a feature in one transaction (tests and tools). False when there was none. */
   async archiveFeature(appId: string, featureKey: string, now = new Date()): Promise<boolean> {
-    return this.store.write(() => {
-      const app = this.tenancy.getApp(appId);
-      const existing = this.features.get(key(appId, "key", featureKey));
-      if (!app || !existing || existing.archivedAt) return false;
-      this.features.put(key(appId, "key", featureKey), { ...existing, archivedAt: now.toISOString() });
-      this.featureIds.remove(key(appId, "id", existing.id));
-      for (const environmentId of app.environmentIds) this.states.remove(key(environmentId, featureKey));
-      this.tenancy.bumpFlagStateVersions(app.environmentIds);
-      return true;
-    });
+    return this.store.write(() => this.removeFeature(appId, featureKey, now.toISOString()) !== undefined);
   }
 
-  /**
-   * Replaces the targeting rules or config variants of a feature in one environment. Resolves with the new state
-   * and flagStateVersion, or undefined when the environment or feature does not exist.
-   */
+  /** Replaces a feature's targeting or config in one environment in one transaction (tests and tools). */
   async putRules(
     environmentId: string,
     featureKey: string,
@@ -119,24 +92,81 @@ export class FeatureRepository {
     list: unknown[],
     now = new Date(),
   ): Promise<{ state: EnvironmentFeatureState; flagStateVersion: number } | undefined> {
-    return this.store.write(() => {
-      const environment = this.tenancy.getEnvironment(environmentId);
-      if (!environment || !this.getFeature(environment.appId, featureKey)) return undefined;
-      const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
-      const state: EnvironmentFeatureState =
-        kind === "targeting"
-          ? { ...current, targeting: { version: current.targeting.version + 1, rules: list } }
-          : { ...current, config: { version: current.config.version + 1, variants: list } };
-      const version = kind === "targeting" ? state.targeting.version : state.config.version;
-      const entry: HistoryEntry =
-        kind === "targeting"
-          ? { kind, version, rules: list, at: now.toISOString() }
-          : { kind, version, variants: list, at: now.toISOString() };
-      this.states.put(key(environmentId, featureKey), state);
-      this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
-      const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
-      return { state, flagStateVersion };
-    });
+    return this.store.write(() => this.writeRules(environmentId, featureKey, kind, list, now.toISOString()));
+  }
+
+  // Writes below run inside a transaction: the management apply path's, or one of the conveniences above.
+
+  /**
+   * Creates or updates a feature; an archived one with the same key comes back to life as `newId`. Undefined when the
+   * app does not exist. Bumps the flagStateVersion of every environment of the app.
+   */
+  writeFeature(appId: string, featureKey: string, changes: FeatureChanges, newId: string, at: string): FeatureWrite | undefined {
+    const app = this.tenancy.getApp(appId);
+    if (!app) return undefined;
+    const existing = this.features.get(key(appId, "key", featureKey));
+    const previous = existing && !existing.archivedAt ? existing : undefined;
+    const base: FeatureRecord = previous ?? {
+      id: newId,
+      key: featureKey,
+      description: null,
+      link: null,
+      stage: null,
+      createdAt: at,
+      optInEnabled: false,
+      usageEvents: [],
+      archivedAt: null,
+    };
+    const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
+    this.features.put(key(appId, "key", featureKey), feature);
+    this.featureIds.put(key(appId, "id", feature.id), featureKey);
+    return { feature, previous, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };
+  }
+
+  /** Archives a feature: it disappears from every environment's answers. Undefined when there was none. */
+  removeFeature(appId: string, featureKey: string, at: string): FeatureWrite | undefined {
+    const app = this.tenancy.getApp(appId);
+    const existing = this.features.get(key(appId, "key", featureKey));
+    if (!app || !existing || existing.archivedAt) return undefined;
+    const feature = { ...existing, archivedAt: at };
+    this.features.put(key(appId, "key", featureKey), feature);
+    this.featureIds.remove(key(appId, "id", existing.id));
+    for (const environmentId of app.environmentIds) this.states.remove(key(environmentId, featureKey));
+    return { feature, previous: existing, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };
+  }
+
+  /**
+   * Replaces the targeting rules or config variants of a feature in one environment, keeping the new version in the
+   * history (with the audit entry that made it, when given). Undefined when the environment or feature does not exist.
+   */
+  writeRules(
+    environmentId: string,
+    featureKey: string,
+    kind: "targeting" | "config",
+    list: unknown[],
+    at: string,
+    link?: HistoryLink,
+  ): { state: EnvironmentFeatureState; flagStateVersion: number; feature: FeatureRecord } | undefined {
+    const environment = this.tenancy.getEnvironment(environmentId);
+    const feature = environment && this.getFeature(environment.appId, featureKey);
+    if (!feature) return undefined;
+    const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
+    const state: EnvironmentFeatureState =
+      kind === "targeting"
+        ? { ...current, targeting: { version: current.targeting.version + 1, rules: list } }
+        : { ...current, config: { version: current.config.version + 1, variants: list } };
+    const version = kind === "targeting" ? state.targeting.version : state.config.version;
+    const entry: HistoryEntry =
+      kind === "targeting" ? { kind, version, rules: list, at, ...link } : { kind, version, variants: list, at, ...link };
+    this.states.put(key(environmentId, featureKey), state);
+    this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
+    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    return { state, flagStateVersion, feature };
+  }
+
+  /** The current targeting and config of a feature in an environment (untargeted when never set). */
+  rulesOf(environmentId: string, featureKey: string): EnvironmentFeatureState {
+    return this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
   }
 
   /** Every saved version of a feature's targeting and config in an environment, oldest first per kind. */

@@ -29,7 +29,13 @@ export interface EnvironmentFeatureState {
   config: ConfigState;
 }
 
-export interface HistoryEntry {
+/** Which audit entry made a version, and who: "who changed this rule" has an answer. */
+export interface HistoryLink {
+  auditCursor: string;
+  actor: { kind: string; id: string; email?: string; memberId?: string };
+}
+
+export interface HistoryEntry extends Partial<HistoryLink> {
   kind: "targeting" | "config";
   version: number;
   rules?: unknown[];

@@ -78,6 +78,9 @@ export const TABLES = [
   "optIns",
   "counters",
   "aggregates",
+  "members",
+  "credentials",
+  "audit",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

@@ -1,0 +1,78 @@
+import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import { decodeCursor, encodeCursor } from "../tracking/cursor.js";
+import type { AuditEntry } from "./records.js";
+
+const COUNTER = "audit";
+
+/** What `GET /admin/audit` may filter on. */
+export interface AuditFilter {
+  /** Entity kind (`feature`, `member`, …). */
+  entity?: string;
+  /** `admin`, `anonymous`, a member id (their sessions and tokens alike) or a token id. */
+  actor?: string;
+}
+
+/**
+ * The audit log: one entry per management change, appended in the change's own transaction. Entries are keyed
+ * `seq␀<sequence>`; `actor␀<id>␀<sequence>` and `entity␀<kind>␀<sequence>` index them for the filters, so a
+ * filtered page reads only matching entries.
+ */
+export class AuditLog {
+  constructor(private readonly store: KvStore) {}
+
+  private get entries() {
+    return this.store.table<AuditEntry>("audit");
+  }
+  private get index() {
+    return this.store.table<true>("audit");
+  }
+  private get counters() {
+    return this.store.table<number>("counters");
+  }
+
+  /** Inside a write: the cursor the next entry will take (taken now: later reservations get later cursors). */
+  reserve(): string {
+    const sequence = (this.counters.get(COUNTER) ?? 0) + 1;
+    this.counters.put(COUNTER, sequence);
+    return encodeCursor(sequence);
+  }
+
+  /** Inside a write: stores an entry under a reserved cursor. */
+  write(entry: AuditEntry): void {
+    const part = sequenceKeyPart(decodeCursor(entry.cursor));
+    this.entries.put(key("seq", part), entry);
+    for (const actorId of actorIds(entry)) this.index.put(key("actor", actorId, part), true);
+    this.index.put(key("entity", entry.entity.kind, part), true);
+  }
+
+  get(cursor: string): AuditEntry | undefined {
+    return this.entries.get(key("seq", sequenceKeyPart(decodeCursor(cursor))));
+  }
+
+  /** Entries after `after` in append order, at most `limit`; `next` as for the other logs (API.md §6). */
+  page(filter: AuditFilter, after: string | undefined, limit: number): { entries: AuditEntry[]; next: string } {
+    const from = decodeCursor(after);
+    const start = sequenceKeyPart(from + 1);
+    const entries: AuditEntry[] = [];
+    if (filter.actor === undefined && filter.entity === undefined) {
+      const range = prefixRange("seq");
+      for (const entry of this.entries.range({ start: key("seq", start), end: range.end, limit })) entries.push(entry.value);
+    } else {
+      // Walk the narrower index the filter names; check the other filter on each entry.
+      const [indexName, indexValue] = filter.actor !== undefined ? ["actor", filter.actor] : ["entity", filter.entity!];
+      const range = prefixRange(indexName, indexValue);
+      for (const hit of this.index.range({ start: key(indexName, indexValue, start), end: range.end })) {
+        const entry = this.entries.get(key("seq", hit.key.slice(hit.key.lastIndexOf("\u0000") + 1)));
+        if (!entry || (filter.entity !== undefined && entry.entity.kind !== filter.entity)) continue;
+        entries.push(entry);
+        if (entries.length >= limit) break;
+      }
+    }
+    return { entries, next: entries.length > 0 ? entries[entries.length - 1]!.cursor : encodeCursor(from) };
+  }
+}
+
+/** The ids an entry is found under with `actor=`: the actor's own, and for a token its member's. */
+function actorIds(entry: AuditEntry): string[] {
+  return entry.actor.kind === "token" ? [entry.actor.id, entry.actor.memberId] : [entry.actor.id];
+}

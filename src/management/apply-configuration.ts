@@ -1,0 +1,156 @@
+/** Appliers for apps, environments, keys, features, rules and analytics settings. */
+import { getAnalyticsSettings, writeAnalyticsSettings } from "../analytics/settings.js";
+import { rebuildAggregatesNow } from "../analytics/rebuild.js";
+import type { FeatureRecord } from "../features/records.js";
+import type { EnvironmentRecord } from "../tenancy/records.js";
+import { flagStateList, type Appliers } from "./apply-context.js";
+import { refused } from "./outcome.js";
+
+type ConfigurationAppliers = Pick<
+  Appliers,
+  "app.create" | "environment.create" | "key.rotate" | "feature.put" | "feature.archive" | "rules.put" | "analytics.settings" | "analytics.rebuild"
+>;
+
+/** An audit entity that is (or belongs to) one environment. */
+function environmentEntity(kind: string, environment: EnvironmentRecord) {
+  return { kind, id: environment.id, environmentId: environment.id, appId: environment.appId };
+}
+
+const FEATURE_FIELDS = ["description", "link", "stage", "optInEnabled", "usageEvents"] as const;
+
+/** The fields a feature write changed, as `{field: {from, to}}` (all of them, from null, for a new feature). */
+function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): Record<string, { from: unknown; to: unknown }> {
+  const diff: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of FEATURE_FIELDS) {
+    const from = before ? before[field] : null;
+    if (JSON.stringify(from) !== JSON.stringify(after[field])) diff[field] = { from, to: after[field] };
+  }
+  return diff;
+}
+
+export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
+  "app.create"({ tenancy }, change) {
+    if (tenancy.getApp(change.app.id)) return refused("CONFLICT", `App ${change.app.id} exists.`);
+    tenancy.insertApp(change.app, change.trackingKeyDigest, change.environments);
+    return {
+      ok: true,
+      value: { app: change.app, environments: change.environments },
+      audit: {
+        action: "app.create",
+        entity: { kind: "app", id: change.app.id, appId: change.app.id },
+        details: { name: change.app.name, environments: change.environments.map((environment) => ({ id: environment.id, name: environment.name })) },
+      },
+      effects: { keys: { revokedDigests: [] } },
+    };
+  },
+
+  "environment.create"({ tenancy }, change) {
+    const { environment } = change;
+    if (tenancy.getEnvironment(environment.id)) return refused("CONFLICT", `Environment ${environment.id} exists.`);
+    if (!tenancy.insertEnvironment(environment)) return refused("NOT_FOUND", `No app ${environment.appId}.`);
+    return {
+      ok: true,
+      value: { environment },
+      audit: {
+        action: "environment.create",
+        entity: environmentEntity("environment", environment),
+        details: { name: environment.name },
+      },
+      effects: { keys: { revokedDigests: [] } },
+    };
+  },
+
+  "key.rotate"({ tenancy }, change) {
+    const replaced = tenancy.replaceKey(change.environmentId, change.kind, change.digest, change.hint);
+    if (!replaced) return refused("NOT_FOUND", `No environment ${change.environmentId}.`);
+    return {
+      ok: true,
+      value: { environment: replaced.environment },
+      audit: {
+        action: "key.rotate",
+        entity: environmentEntity("key", replaced.environment),
+        details: { kind: change.kind, key: change.hint },
+      },
+      effects: { keys: { revokedDigests: [replaced.revokedDigest] } },
+    };
+  },
+
+  "feature.put"({ features }, change) {
+    const written = features.writeFeature(change.appId, change.featureKey, change.fields, change.featureId, change.at);
+    if (!written) return refused("NOT_FOUND", `No app ${change.appId}.`);
+    const { feature, previous } = written;
+    return {
+      ok: true,
+      value: { feature, created: previous === undefined },
+      audit: {
+        action: previous ? "feature.update" : "feature.create",
+        entity: { kind: "feature", id: feature.id, key: feature.key, appId: change.appId },
+        details: { changes: featureDiff(previous, feature) },
+      },
+      effects: { flagStates: flagStateList(written.flagStates) },
+    };
+  },
+
+  "feature.archive"({ features }, change) {
+    const removed = features.removeFeature(change.appId, change.featureKey, change.at);
+    if (!removed) return refused("NOT_FOUND", `No feature ${change.featureKey} in app ${change.appId}.`);
+    return {
+      ok: true,
+      value: { feature: removed.feature },
+      audit: { action: "feature.archive", entity: { kind: "feature", id: removed.feature.id, key: change.featureKey, appId: change.appId }, details: {} },
+      effects: { flagStates: flagStateList(removed.flagStates) },
+    };
+  },
+
+  "rules.put"(context, change) {
+    const { features, tenancy } = context;
+    const environment = tenancy.getEnvironment(change.environmentId);
+    const feature = environment && features.getFeature(environment.appId, change.featureKey);
+    if (!feature) return refused("NOT_FOUND", `No feature ${change.featureKey}.`);
+    const before = features.rulesOf(change.environmentId, change.featureKey);
+    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const written = features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;
+    const fromVersion = change.kind === "targeting" ? before.targeting.version : before.config.version;
+    return {
+      ok: true,
+      value: { state: written.state, flagStateVersion: written.flagStateVersion },
+      audit: {
+        action: `${change.kind}.update`,
+        entity: { kind: change.kind, id: feature.id, key: change.featureKey, environmentId: change.environmentId, appId: environment!.appId },
+        details: { fromVersion, toVersion: fromVersion + 1, flagStateVersion: written.flagStateVersion },
+      },
+      effects: { flagStates: [[change.environmentId, written.flagStateVersion]] },
+    };
+  },
+
+  "analytics.settings"({ store, tenancy }, change) {
+    const environment = tenancy.getEnvironment(change.environmentId);
+    if (!environment) return refused("NOT_FOUND", `No environment ${change.environmentId}.`);
+    const before = getAnalyticsSettings(store, change.environmentId);
+    const settings = writeAnalyticsSettings(store, change.environmentId, change.settings);
+    return {
+      ok: true,
+      value: { settings },
+      audit: {
+        action: "analytics.settings",
+        entity: environmentEntity("analytics", environment),
+        details: { from: before, to: settings },
+      },
+    };
+  },
+
+  "analytics.rebuild"({ store, tenancy }, change) {
+    const environment = tenancy.getEnvironment(change.environmentId);
+    if (!environment) return refused("NOT_FOUND", `No environment ${change.environmentId}.`);
+    const report = rebuildAggregatesNow(store, change.environmentId);
+    return {
+      ok: true,
+      value: { report },
+      audit: {
+        action: "analytics.rebuild",
+        entity: environmentEntity("analytics", environment),
+        details: { ...report },
+      },
+    };
+  },
+};

@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LogStore } from "../../native-free/storage/log-store.js";
+import { AccountRepository } from "../accounts/account-repository.js";
+import { AuditLog } from "../accounts/audit-log.js";
+import { ADMIN_ACTOR, type Actor } from "../accounts/principal.js";
+import type { MemberRecord, PasswordHash } from "../accounts/records.js";
+import { FeatureRepository } from "../features/feature-repository.js";
+import { TABLES, type KvStore } from "../storage/kv.js";
+import { LmdbStore } from "../storage/lmdb-store.js";
+import { maskKey, newKey, digestKey } from "../tenancy/identifiers.js";
+import { planApp, planEnvironment, TenancyRepository } from "../tenancy/tenancy-repository.js";
+import { CHANGE_TYPES, type ChangeBodies, type ChangeOf, type ChangeType, type ManagementChange } from "./changes.js";
+import { LocalManagementLog } from "./management-log.js";
+
+const HASH: PasswordHash = { algorithm: "scrypt", cost: 14, blockSize: 8, parallelization: 1, salt: "c2FsdA==", hash: "aGFzaA==" };
+const OWNER_ACTOR: Actor = { kind: "member", id: "mem_owner", email: "owner@example.com" };
+const TOKEN_ACTOR: Actor = { kind: "token", id: "tok_editor", memberId: "mem_editor", email: "editor@example.com" };
+
+let clock = Date.UTC(2026, 0, 1);
+let changeCounter = 0;
+
+/** A change with a fixed envelope: nothing random or clock-dependent enters apply. */
+function change<T extends ChangeType>(type: T, body: ChangeBodies[T], actor: Actor = ADMIN_ACTOR): ChangeOf<T> {
+  clock += 1000;
+  return { id: `chg_${++changeCounter}`, at: new Date(clock).toISOString(), actor, address: "127.0.0.1", type, ...body } as unknown as ChangeOf<T>;
+}
+
+function member(id: string, email: string, role: MemberRecord["role"]): MemberRecord {
+  return { id, email, name: email.split("@")[0]!, role, createdAt: new Date(clock).toISOString(), lastSignInAt: null, password: HASH };
+}
+
+/** A script that uses every kind of change once at least, with ids and digests drawn once up front. */
+function script(): ManagementChange[] {
+  const planned = planApp("Acme", new Date(clock).toISOString());
+  const appId = planned.app.id;
+  const production = planned.environments[0]!.record.id;
+  const staging = planEnvironment(appId, "staging", new Date(clock).toISOString()).record;
+  const rotated = newKey("secret", "production");
+  return [
+    change("app.create", { app: planned.app, trackingKeyDigest: planned.trackingKeyDigest, environments: planned.environments.map((environment) => environment.record) }),
+    change("environment.create", { environment: staging }),
+    change("key.rotate", { environmentId: production, kind: "secret", digest: digestKey(rotated), hint: maskKey(rotated) }),
+    change("feature.put", { appId, featureKey: "huddle", featureId: "ftHuddle00001", fields: { description: "Huddles", optInEnabled: true } }, TOKEN_ACTOR),
+    change("feature.put", { appId, featureKey: "huddle", featureId: "ftUnused00001", fields: { stage: "beta" } }),
+    change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "constant", value: true } }] }, OWNER_ACTOR),
+    change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
+    change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
+    change("analytics.rebuild", { environmentId: production }),
+    change("feature.put", { appId, featureKey: "old", featureId: "ftOld00000001", fields: {} }),
+    change("feature.archive", { appId, featureKey: "old" }),
+    change("member.create", { member: member("mem_owner", "owner@example.com", "owner") }),
+    change("member.create", { member: member("mem_editor", "editor@example.com", "editor") }, OWNER_ACTOR),
+    change("member.update", { memberId: "mem_editor", name: "Ed", role: "viewer", password: HASH }, OWNER_ACTOR),
+    change("password-reset.issue", { digest: "d-reset", reset: { id: "rst_1", memberId: "mem_editor", createdAt: new Date(clock).toISOString(), expiresAt: new Date(clock + 86_400_000).toISOString() } }),
+    change("password-reset.complete", { digest: "d-reset", password: HASH }, { kind: "member", id: "mem_editor", email: "editor@example.com" }),
+    change("token.create", { digest: "d-token", token: { id: "tok_editor", memberId: "mem_editor", name: "ci", readOnly: false, createdAt: new Date(clock).toISOString(), lastUsedAt: null } }, OWNER_ACTOR),
+    change("credential.touch", { credential: "token", digest: "d-token" }, TOKEN_ACTOR),
+    change("session.create", { digest: "d-session", session: { id: "ses_1", memberId: "mem_owner", createdAt: new Date(clock).toISOString(), lastSeenAt: new Date(clock).toISOString() }, prune: [], replaces: null }, OWNER_ACTOR),
+    change("credential.touch", { credential: "session", digest: "d-session" }, OWNER_ACTOR),
+    change("sign-in.fail", { email: "owner@example.com", memberId: "mem_owner" }, { kind: "anonymous", id: "anonymous" }),
+    change("session.revoke", { digest: "d-session" }, OWNER_ACTOR),
+    change("token.revoke", { tokenId: "tok_editor" }, TOKEN_ACTOR),
+    change("admin-token.rotate", { digest: "d-admin", hint: "adm_…abcd" }, OWNER_ACTOR),
+    change("admin-token.disable", {}, OWNER_ACTOR),
+    change("member.remove", { memberId: "mem_editor" }, OWNER_ACTOR),
+  ];
+}
+
+function dump(store: KvStore): Record<string, unknown> {
+  const all: Record<string, unknown> = {};
+  for (const name of TABLES) for (const entry of store.table(name).range({})) all[`${name}/${entry.key}`] = entry.value;
+  return all;
+}
+
+describe("management apply", () => {
+  const dirs: string[] = [];
+  const stores: KvStore[] = [];
+  const open = async (kind: "lmdb" | "log"): Promise<KvStore> => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-apply-"));
+    dirs.push(dir);
+    const store = kind === "lmdb" ? new LmdbStore({ path: dir, durability: "commit" }) : await LogStore.open({ path: dir, durability: "commit" });
+    stores.push(store);
+    return store;
+  };
+  beforeEach(() => {
+    clock = Date.UTC(2026, 0, 1);
+    changeCounter = 0;
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is deterministic: the same changes in the same order leave the same data, in either store", async () => {
+    const changes = script();
+    expect(new Set(changes.map((entry) => entry.type))).toEqual(new Set(CHANGE_TYPES));
+    const results: Record<string, unknown>[] = [];
+    for (const kind of ["lmdb", "lmdb", "log"] as const) {
+      const store = await open(kind);
+      const log = new LocalManagementLog(store);
+      for (const entry of changes) {
+        const outcome = await log.submit(entry);
+        expect(outcome.ok, `${entry.type}: ${JSON.stringify(outcome)}`).toBe(true);
+      }
+      results.push(dump(store));
+    }
+    expect(results[1]).toEqual(results[0]);
+    expect(results[2]).toEqual(results[0]);
+  });
+
+  it("appends one audit entry per change, in the change's transaction, with its actor, time and address", async () => {
+    const store = await open("lmdb");
+    const log = new LocalManagementLog(store);
+    const changes = script();
+    const cursors: (string | null)[] = [];
+    for (const entry of changes) {
+      const outcome = await log.submit(entry);
+      if (!outcome.ok) throw new Error(outcome.error.message);
+      cursors.push(outcome.auditCursor);
+    }
+    const audited = changes.filter((entry) => entry.type !== "credential.touch");
+    const { entries } = new AuditLog(store).page({}, undefined, 1000);
+    expect(entries).toHaveLength(audited.length);
+    entries.forEach((entry, index) => {
+      expect(entry.at).toBe(audited[index]!.at);
+      expect(entry.actor).toEqual(audited[index]!.actor);
+      expect(entry.address).toBe("127.0.0.1");
+    });
+    // Touches are bookkeeping: no entry, no cursor.
+    changes.forEach((entry, index) => expect(cursors[index] === null).toBe(entry.type === "credential.touch"));
+    expect(entries.map((entry) => entry.action)).toContain("feature.create");
+    expect(entries.map((entry) => entry.action)).toContain("feature.update");
+    // Filters: by entity kind, and by member (their tokens' actions included).
+    const byEditor = new AuditLog(store).page({ actor: "mem_editor" }, undefined, 100).entries;
+    expect(byEditor.length).toBeGreaterThanOrEqual(2);
+    expect(byEditor.every((entry) => entry.actor.id === "mem_editor" || (entry.actor.kind === "token" && entry.actor.memberId === "mem_editor"))).toBe(true);
+    const tokens = new AuditLog(store).page({ entity: "token" }, undefined, 100).entries;
+    expect(tokens.map((entry) => entry.action)).toEqual(["token.create", "token.revoke"]);
+    // Paging: after the first entry, limit 2.
+    const page = new AuditLog(store).page({}, entries[0]!.cursor, 2);
+    expect(page.entries.map((entry) => entry.cursor)).toEqual([entries[1]!.cursor, entries[2]!.cursor]);
+    expect(page.next).toBe(entries[2]!.cursor);
+  });
+
+  it("links each targeting and config version to the audit entry that made it", async () => {
+    const store = await open("lmdb");
+    const log = new LocalManagementLog(store);
+    const changes = script().slice(0, 7);
+    for (const entry of changes) await log.submit(entry);
+    const production = (changes[0] as ChangeOf<"app.create">).app.defaultEnvironmentId;
+    const history = new FeatureRepository(store).listHistory(production, "huddle");
+    expect(history.map((entry) => `${entry.kind}@${entry.version}`)).toEqual(["config@1", "targeting@1"]);
+    const audit = new AuditLog(store);
+    const targeting = history.find((entry) => entry.kind === "targeting")!;
+    expect(targeting.actor).toEqual(OWNER_ACTOR);
+    expect(audit.get(targeting.auditCursor!)).toMatchObject({ action: "targeting.update", actor: OWNER_ACTOR, entity: { kind: "targeting", key: "huddle", environmentId: production } });
+  });
+
+  it("refuses a change that no longer fits the store and writes nothing, not even an audit entry", async () => {
+    const store = await open("lmdb");
+    const log = new LocalManagementLog(store);
+    await log.submit(change("member.create", { member: member("mem_owner", "owner@example.com", "owner") }));
+    const before = dump(store);
+    const refusals: [ManagementChange, string][] = [
+      [change("member.update", { memberId: "mem_owner", role: "editor" }), "CONFLICT"],
+      [change("member.remove", { memberId: "mem_owner" }), "CONFLICT"],
+      [change("member.create", { member: member("mem_other", "owner@example.com", "viewer") }), "CONFLICT"],
+      [change("member.remove", { memberId: "mem_nobody" }), "NOT_FOUND"],
+      [change("feature.put", { appId: "app_missing", featureKey: "f", featureId: "ft1", fields: {} }), "NOT_FOUND"],
+      [change("rules.put", { environmentId: "env_missing", featureKey: "f", kind: "targeting", list: [] }), "NOT_FOUND"],
+      [change("password-reset.complete", { digest: "unknown", password: HASH }), "INVALID_CREDENTIALS"],
+      [change("token.revoke", { tokenId: "tok_missing" }), "NOT_FOUND"],
+    ];
+    for (const [entry, code] of refusals) {
+      const outcome = await log.submit(entry);
+      expect(outcome.ok ? "ok" : outcome.error.code, entry.type).toBe(code);
+    }
+    expect(dump(store)).toEqual(before);
+  });
+
+  it("ends a member's sessions, tokens and reset links with the member, and sessions with a new password", async () => {
+    const store = await open("lmdb");
+    const log = new LocalManagementLog(store);
+    const accounts = new AccountRepository(store);
+    await log.submit(change("member.create", { member: member("mem_owner", "owner@example.com", "owner") }));
+    await log.submit(change("member.create", { member: member("mem_b", "b@example.com", "editor") }));
+    const at = new Date(clock).toISOString();
+    await log.submit(change("session.create", { digest: "s1", session: { id: "ses_1", memberId: "mem_b", createdAt: at, lastSeenAt: at }, prune: [], replaces: null }));
+    await log.submit(change("session.create", { digest: "s2", session: { id: "ses_2", memberId: "mem_b", createdAt: at, lastSeenAt: at }, prune: ["s1"], replaces: null }));
+    expect(accounts.session("s1")).toBeUndefined();
+    await log.submit(change("member.update", { memberId: "mem_b", password: HASH }));
+    expect(accounts.session("s2")).toBeUndefined();
+    await log.submit(change("token.create", { digest: "t1", token: { id: "tok_1", memberId: "mem_b", name: "x", readOnly: true, createdAt: at, lastUsedAt: null } }));
+    await log.submit(change("password-reset.issue", { digest: "r1", reset: { id: "rst_1", memberId: "mem_b", createdAt: at, expiresAt: at } }));
+    // An expired reset link is refused at apply time, by the change's own clock.
+    const late = await log.submit(change("password-reset.complete", { digest: "r1", password: HASH }));
+    expect(late.ok).toBe(false);
+    await log.submit(change("member.remove", { memberId: "mem_b" }));
+    expect(accounts.token("t1")).toBeUndefined();
+    expect(accounts.tokenById("tok_1")).toBeUndefined();
+    expect(accounts.reset("r1")).toBeUndefined();
+    expect(accounts.memberByEmail("b@example.com")).toBeUndefined();
+  });
+
+  it("tells observers what changed: flag-state versions and revoked key digests", async () => {
+    const store = await open("lmdb");
+    const log = new LocalManagementLog(store);
+    const seen: string[] = [];
+    log.onApplied((applied, outcome) => seen.push(`${applied.type} ${JSON.stringify(outcome.effects)}`));
+    const changes = script().slice(0, 4);
+    for (const entry of changes) await log.submit(entry);
+    const production = (changes[0] as ChangeOf<"app.create">).app.defaultEnvironmentId;
+    const tenancy = new TenancyRepository(store);
+    const revoked = (changes[0] as ChangeOf<"app.create">).environments[0]!.secretKeyDigest;
+    expect(seen[2]).toBe(`key.rotate ${JSON.stringify({ flagStates: [], keys: { revokedDigests: [revoked] } })}`);
+    expect(seen[3]).toContain(`["${production}",${tenancy.getEnvironment(production)!.flagStateVersion}]`);
+    // A refused change is not announced.
+    await log.submit(change("feature.archive", { appId: "app_missing", featureKey: "x" }));
+    expect(seen).toHaveLength(4);
+  });
+});

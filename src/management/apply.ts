@@ -1,0 +1,60 @@
+import { AccountRepository } from "../accounts/account-repository.js";
+import { AuditLog } from "../accounts/audit-log.js";
+import { FeatureRepository } from "../features/feature-repository.js";
+import type { KvStore } from "../storage/kv.js";
+import { TenancyRepository } from "../tenancy/tenancy-repository.js";
+import { ACCOUNT_APPLIERS } from "./apply-accounts.js";
+import { CONFIGURATION_APPLIERS } from "./apply-configuration.js";
+import type { ApplyContext, Appliers } from "./apply-context.js";
+import type { ChangeOf, ChangeType } from "./changes.js";
+import type { Applied, ChangeOutcome } from "./outcome.js";
+
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...ACCOUNT_APPLIERS };
+
+/**
+ * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
+ * standalone log's `store.write`, or a cluster node's applier beside its "last applied sequence"), performs the
+ * change and appends its audit entry in that same transaction. It reads only the change and the store — no clock,
+ * no randomness — so every node that applies the same changes in the same order holds the same data.
+ */
+export class ChangeApplier {
+  private readonly repositories: Omit<ApplyContext, "auditCursor">;
+
+  constructor(store: KvStore) {
+    this.repositories = {
+      store,
+      tenancy: new TenancyRepository(store),
+      features: new FeatureRepository(store),
+      accounts: new AccountRepository(store),
+      audit: new AuditLog(store),
+    };
+  }
+
+  /** Inside a write transaction: applies `change`, or refuses it having written nothing. */
+  apply<T extends ChangeType>(change: ChangeOf<T>): ChangeOutcome<T> {
+    const { audit } = this.repositories;
+    let cursor: string | undefined;
+    const context: ApplyContext = { ...this.repositories, auditCursor: () => (cursor ??= audit.reserve()) };
+    // The map is keyed by type, so this applier takes exactly this change; TypeScript cannot see through the index.
+    const applier = APPLIERS[change.type] as unknown as (context: ApplyContext, change: ChangeOf<T>) => Applied<T>;
+    const applied = applier(context, change);
+    if (!applied.ok) return applied;
+    if (applied.audit) {
+      audit.write({
+        cursor: context.auditCursor(),
+        at: change.at,
+        actor: change.actor,
+        action: applied.audit.action,
+        entity: applied.audit.entity,
+        details: applied.audit.details,
+        address: change.address,
+      });
+    }
+    return {
+      ok: true,
+      value: applied.value,
+      auditCursor: cursor ?? null,
+      effects: { flagStates: applied.effects?.flagStates ?? [], keys: applied.effects?.keys ?? null },
+    };
+  }
+}

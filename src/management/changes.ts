@@ -1,0 +1,110 @@
+/**
+ * Every management write as a plain, serialisable change. Whatever is random or time-dependent — ids, key digests,
+ * password hashes, the time, the actor — is decided before the change is applied, so applying it is deterministic:
+ * the same change applied to the same store state gives the same result on every node (issue 19's replicated
+ * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
+ */
+import type { Actor } from "../accounts/principal.js";
+import type { AdminTokenRecord, MemberRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
+import type { Role } from "../accounts/roles.js";
+import type { AnalyticsSettings } from "../analytics/settings.js";
+import type { RebuildReport } from "../analytics/rebuild.js";
+import type { FeatureChanges } from "../features/feature-repository.js";
+import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
+import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
+
+/** What every change carries besides its own fields. */
+export interface ChangeEnvelope {
+  /** Random; lets a replicated log drop a retried duplicate. */
+  id: string;
+  /** ISO 8601; the time every record the change writes is stamped with. */
+  at: string;
+  actor: Actor;
+  /** The client address the change came from; null when made offline (the CLI on the data dir). */
+  address: string | null;
+}
+
+/** The body of each kind of change, by `type`. */
+export interface ChangeBodies {
+  "app.create": { app: AppRecord; trackingKeyDigest: string; environments: EnvironmentRecord[] };
+  "environment.create": { environment: EnvironmentRecord };
+  "key.rotate": { environmentId: string; kind: "publishable" | "secret"; digest: string; hint: string };
+  /** `featureId` is used only if the change creates the feature. */
+  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges };
+  "feature.archive": { appId: string; featureKey: string };
+  "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
+  "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
+  "analytics.rebuild": { environmentId: string };
+  "member.create": { member: MemberRecord };
+  "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
+  "member.remove": { memberId: string };
+  "password-reset.issue": { digest: string; reset: ResetRecord };
+  "password-reset.complete": { digest: string; password: PasswordHash };
+  "token.create": { digest: string; token: TokenRecord };
+  "token.revoke": { tokenId: string };
+  /** `prune`: digests of the member's sessions found expired when signing in; `replaces`: the session the browser held. */
+  "session.create": { digest: string; session: SessionRecord; prune: string[]; replaces: string | null };
+  "session.revoke": { digest: string };
+  "sign-in.fail": { email: string; memberId: string | null };
+  /** Moves a session's `lastSeenAt` or a token's `lastUsedAt` to `at`. Bookkeeping, not audited. */
+  "credential.touch": { credential: "session" | "token"; digest: string };
+  "admin-token.rotate": { digest: string; hint: string };
+  "admin-token.disable": Record<string, never>;
+}
+
+/** What applying each kind of change answers with. */
+export interface ChangeResults {
+  "app.create": { app: AppRecord; environments: EnvironmentRecord[] };
+  "environment.create": { environment: EnvironmentRecord };
+  "key.rotate": { environment: EnvironmentRecord };
+  "feature.put": { feature: FeatureRecord; created: boolean };
+  "feature.archive": { feature: FeatureRecord };
+  "rules.put": { state: EnvironmentFeatureState; flagStateVersion: number };
+  "analytics.settings": { settings: AnalyticsSettings };
+  "analytics.rebuild": { report: RebuildReport };
+  "member.create": { member: MemberRecord };
+  "member.update": { member: MemberRecord };
+  "member.remove": { member: MemberRecord };
+  "password-reset.issue": { reset: ResetRecord };
+  "password-reset.complete": { member: MemberRecord };
+  "token.create": { token: TokenRecord };
+  "token.revoke": { token: TokenRecord };
+  "session.create": { session: SessionRecord; member: MemberRecord };
+  "session.revoke": { revoked: boolean };
+  "sign-in.fail": Record<string, never>;
+  "credential.touch": { touched: boolean };
+  "admin-token.rotate": { adminToken: AdminTokenRecord };
+  "admin-token.disable": { adminToken: AdminTokenRecord };
+}
+
+export type ChangeType = keyof ChangeBodies;
+
+/** One change of a given type. */
+export type ChangeOf<T extends ChangeType> = ChangeEnvelope & { type: T } & ChangeBodies[T];
+
+/** Any management change. */
+export type ManagementChange = { [T in ChangeType]: ChangeOf<T> }[ChangeType];
+
+export const CHANGE_TYPES: readonly ChangeType[] = [
+  "app.create",
+  "environment.create",
+  "key.rotate",
+  "feature.put",
+  "feature.archive",
+  "rules.put",
+  "analytics.settings",
+  "analytics.rebuild",
+  "member.create",
+  "member.update",
+  "member.remove",
+  "password-reset.issue",
+  "password-reset.complete",
+  "token.create",
+  "token.revoke",
+  "session.create",
+  "session.revoke",
+  "sign-in.fail",
+  "credential.touch",
+  "admin-token.rotate",
+  "admin-token.disable",
+];

@@ -1,0 +1,259 @@
+/**
+ * Issue 16's role × route matrix over real HTTP, on either twin: every management route, called with the admin
+ * token, a session of each role, a full API token of each role, a read-only token, a revoked token and no
+ * credential; then every route again with an expired session. The expected statuses are written out below, route
+ * by route, from API.md §8 — not derived from the code's role table (src/accounts/route-table.test.ts holds the
+ * code to docs/SECURITY.md).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MANAGEMENT_ROUTES } from "../../src/admin/admin-routes.js";
+import { ACCOUNT_TEST_ENV, asSession, createMember, createToken, PASSWORD, signIn, type Session } from "../support/accounts.js";
+import { createApp, request, type JsonReply } from "../support/http.js";
+import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+
+type Credential = "admin" | "owner" | "editor" | "viewer" | "owner-token" | "editor-token" | "viewer-token" | "read-only-token" | "revoked-token" | "none";
+const CREDENTIALS: Credential[] = ["admin", "owner", "editor", "viewer", "owner-token", "editor-token", "viewer-token", "read-only-token", "revoked-token", "none"];
+type Expected = Record<Credential, number>;
+
+const row = (values: number[]): Expected => Object.fromEntries(CREDENTIALS.map((credential, index) => [credential, values[index]!])) as Expected;
+//                          admin owner editor viewer o-tok e-tok v-tok ro-tok revoked none
+const READ = row([           200,  200,  200,   200,   200,  200,  200,  200,   401,    401]);
+const WRITE = row([          200,  200,  200,   403,   200,  200,  403,  403,   401,    401]);
+const MEMBERS = row([        200,  200,  403,   403,   200,  403,  403,  403,   401,    401]);
+/** Own session and tokens: any role; the admin token has neither a session nor tokens of its own. */
+const SELF_READ = row([      200,  200,  200,   200,   200,  200,  200,  200,   401,    401]);
+const SIGN_OUT = row([       403,  200,  200,   200,   403,  403,  403,  403,   401,    401]);
+const CREATE_TOKEN = row([   403,  200,  200,   200,   200,  200,  200,  403,   401,    401]);
+const REVOKE_OWN_TOKEN = row([200,  200,  200,   200,   200,  200,  200,  403,   401,    401]);
+/** No credential needed: whatever is sent, the route answers on its own terms. */
+const anyone = (status: number) => row(CREDENTIALS.map(() => status));
+
+interface Fixture {
+  url: string;
+  admin: string;
+  appId: string;
+  envId: string;
+  secretKey: string;
+  sessions: Record<"owner" | "editor" | "viewer", Session>;
+  bearer: Partial<Record<Credential, string>>;
+  memberIds: Record<string, string>;
+  counter: number;
+}
+
+interface Cell {
+  method: string;
+  path: string;
+  body?: unknown;
+  /** Run before each cell: makes what the call consumes (a feature to archive, a member to remove…). */
+  prepare?: (fixture: Fixture, credential: Credential) => Promise<Partial<Cell> & { session?: Session }>;
+  expected: Expected;
+}
+
+const RULES = { rules: [{ filter: { type: "constant", value: true } }] };
+
+async function ok(reply: Promise<JsonReply>): Promise<JsonReply> {
+  const answered = await reply;
+  if (answered.status !== 200) throw new Error(`fixture call failed: ${answered.status} ${JSON.stringify(answered.body)}`);
+  return answered;
+}
+
+function freshMember(fixture: Fixture): Promise<{ id: string; email: string }> {
+  return createMember(fixture.url, fixture.admin, `fresh${++fixture.counter}@matrix.test`, "viewer");
+}
+
+/** The member behind a session or token credential (the admin token, a revoked token and none: the owner). */
+function sessionFor(fixture: Fixture, credential: Credential): Session {
+  const role = credential.startsWith("editor") ? "editor" : credential.startsWith("viewer") ? "viewer" : "owner";
+  return fixture.sessions[role];
+}
+
+const E = "/admin/environments/:envId";
+const CELLS: Cell[] = [
+  { method: "POST", path: "/admin/apps", body: { name: "matrix" }, expected: WRITE },
+  { method: "GET", path: "/admin/apps", expected: READ },
+  { method: "GET", path: "/admin/apps/:appId", expected: READ },
+  { method: "POST", path: "/admin/apps/:appId/environments", body: { name: "extra" }, expected: WRITE },
+  { method: "POST", path: `${E}/keys/rotate`, body: { kind: "publishable" }, expected: WRITE },
+  { method: "GET", path: "/admin/apps/:appId/features", expected: READ },
+  { method: "PUT", path: "/admin/apps/:appId/features/:key", body: { description: "matrix" }, expected: WRITE },
+  {
+    method: "DELETE",
+    path: "/admin/apps/:appId/features/:key",
+    prepare: async (fixture) => {
+      const key = `doomed-${++fixture.counter}`;
+      await ok(request(fixture.url, "PUT", `/admin/apps/${fixture.appId}/features/${key}`, { token: fixture.admin, body: {} }));
+      return { path: `/admin/apps/${fixture.appId}/features/${key}` };
+    },
+    expected: WRITE,
+  },
+  { method: "GET", path: `${E}/features/:key`, expected: READ },
+  { method: "PUT", path: `${E}/features/:key/targeting`, body: RULES, expected: WRITE },
+  { method: "PUT", path: `${E}/features/:key/config`, body: { variants: [] }, expected: WRITE },
+  { method: "GET", path: `${E}/features/:key/history`, expected: READ },
+  { method: "GET", path: `${E}/users/:userId`, expected: READ },
+  { method: "GET", path: `${E}/companies/:companyId`, expected: READ },
+  { method: "GET", path: `${E}/events`, expected: READ },
+  { method: "GET", path: `${E}/feature-events`, expected: READ },
+  { method: "GET", path: `${E}/feedback`, expected: READ },
+  { method: "GET", path: `${E}/prompt-events`, expected: READ },
+  { method: "GET", path: `${E}/analytics/features`, expected: READ },
+  { method: "GET", path: `${E}/analytics/features/:key/companies`, expected: READ },
+  { method: "GET", path: `${E}/analytics/companies/:companyId`, expected: READ },
+  { method: "GET", path: `${E}/analytics/settings`, expected: READ },
+  { method: "PUT", path: `${E}/analytics/settings`, body: { retentionDays: 3 }, expected: WRITE },
+  { method: "POST", path: `${E}/analytics/rebuild`, expected: WRITE },
+  { method: "GET", path: "/admin/setup", expected: anyone(200) },
+  {
+    method: "POST",
+    path: "/admin/members",
+    prepare: async (fixture) => ({ body: { email: `new${++fixture.counter}@matrix.test`, role: "viewer", password: PASSWORD } }),
+    expected: MEMBERS,
+  },
+  { method: "GET", path: "/admin/members", expected: READ },
+  { method: "GET", path: "/admin/members/:memberId", expected: READ },
+  {
+    method: "PATCH",
+    path: "/admin/members/:memberId",
+    body: { name: "Renamed", role: "editor" },
+    prepare: async (fixture) => ({ path: `/admin/members/${(await freshMember(fixture)).id}` }),
+    expected: MEMBERS,
+  },
+  {
+    method: "DELETE",
+    path: "/admin/members/:memberId",
+    prepare: async (fixture) => ({ path: `/admin/members/${(await freshMember(fixture)).id}` }),
+    expected: MEMBERS,
+  },
+  {
+    method: "POST",
+    path: "/admin/members/:memberId/password-reset",
+    prepare: async (fixture) => ({ path: `/admin/members/${(await freshMember(fixture)).id}/password-reset` }),
+    expected: MEMBERS,
+  },
+  { method: "POST", path: "/admin/password-reset", body: { token: "syr_not_a_reset_token", password: PASSWORD }, expected: anyone(401) },
+  { method: "POST", path: "/admin/session", body: { email: "owner@matrix.test", password: "not the password" }, expected: anyone(401) },
+  { method: "GET", path: "/admin/session", expected: SELF_READ },
+  {
+    method: "DELETE",
+    path: "/admin/session",
+    // A session signs itself out: give each session credential a fresh one to spend.
+    prepare: async (fixture, credential) => (["owner", "editor", "viewer"].includes(credential) ? { session: await signIn(fixture.url, `${credential}@matrix.test`) } : {}),
+    expected: SIGN_OUT,
+  },
+  { method: "POST", path: "/admin/tokens", body: { name: "matrix" }, expected: CREATE_TOKEN },
+  { method: "GET", path: "/admin/tokens", expected: SELF_READ },
+  {
+    method: "DELETE",
+    path: "/admin/tokens/:tokenId",
+    // The caller's own token (the owner's, for credentials without a member).
+    prepare: async (fixture, credential) => ({ path: `/admin/tokens/${(await createToken(fixture.url, sessionFor(fixture, credential), "spent")).id}` }),
+    expected: REVOKE_OWN_TOKEN,
+  },
+  { method: "GET", path: "/admin/audit", expected: READ },
+  { method: "GET", path: "/admin/admin-token", expected: READ },
+  { method: "POST", path: "/admin/admin-token/rotate", expected: MEMBERS },
+  { method: "DELETE", path: "/admin/admin-token", expected: MEMBERS },
+];
+
+function fill(path: string, fixture: Fixture): string {
+  return path
+    .replace(":appId", fixture.appId)
+    .replace(":envId", fixture.envId)
+    .replace(":key", "matrix-feature")
+    .replace(":userId", "mx-user")
+    .replace(":companyId", "mx-co")
+    .replace(":memberId", fixture.memberIds.owner!);
+}
+
+function send(fixture: Fixture, credential: Credential, cell: { method: string; path: string; body?: unknown }, session?: Session): Promise<JsonReply> {
+  const body = cell.body !== undefined ? { body: cell.body } : {};
+  if (credential === "owner" || credential === "editor" || credential === "viewer") {
+    return asSession(fixture.url, session ?? fixture.sessions[credential], cell.method, cell.path, cell.body);
+  }
+  const token = credential === "admin" ? fixture.admin : fixture.bearer[credential];
+  return request(fixture.url, cell.method, cell.path, { ...(token ? { token } : {}), ...body });
+}
+
+describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
+  let server: TestServer;
+  const fixture = { counter: 0, bearer: {}, memberIds: {} } as Fixture;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SIGNIN_MAX_FAILURES: "100000", SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS: "100000" } });
+    fixture.url = server.url;
+    fixture.admin = server.adminToken;
+    const { app, production } = await createApp(server.url, server.adminToken, "Matrix");
+    fixture.appId = app.id;
+    fixture.envId = production.id;
+    fixture.secretKey = production.secretKey;
+    await ok(request(server.url, "PUT", `/admin/apps/${app.id}/features/matrix-feature`, { token: server.adminToken, body: {} }));
+    await ok(request(server.url, "POST", "/company", { token: production.secretKey, body: { companyId: "mx-co", userId: "mx-user", attributes: { plan: "pro" } } }));
+    const sessions = {} as Fixture["sessions"];
+    for (const role of ["owner", "editor", "viewer"] as const) {
+      fixture.memberIds[role] = (await createMember(server.url, server.adminToken, `${role}@matrix.test`, role)).id;
+      sessions[role] = await signIn(server.url, `${role}@matrix.test`);
+      fixture.bearer[`${role}-token`] = (await createToken(server.url, sessions[role], "matrix")).secret;
+    }
+    fixture.sessions = sessions;
+    fixture.bearer["read-only-token"] = (await createToken(server.url, sessions.owner, "read-only", true)).secret;
+    const revoked = await createToken(server.url, sessions.owner, "revoked");
+    await ok(asSession(server.url, sessions.owner, "DELETE", `/admin/tokens/${revoked.id}`));
+    fixture.bearer["revoked-token"] = revoked.secret;
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it("covers every management route", () => {
+    const routes = MANAGEMENT_ROUTES.map(([method, path]) => `${method} ${path}`).sort();
+    expect(CELLS.map((cell) => `${cell.method} ${cell.path}`).sort()).toEqual(routes);
+  });
+
+  it("answers each credential on each route as API.md §8 says", async () => {
+    const mismatches: string[] = [];
+    let cells = 0;
+    for (const cell of CELLS) {
+      for (const credential of CREDENTIALS) {
+        const prepared = cell.prepare ? await cell.prepare(fixture, credential) : {};
+        const call = { method: cell.method, path: fill(prepared.path ?? cell.path, fixture), body: prepared.body ?? cell.body };
+        const reply = await send(fixture, credential, call, prepared.session);
+        cells++;
+        const expected = cell.expected[credential];
+        if (reply.status !== expected) mismatches.push(`${cell.method} ${cell.path} as ${credential}: ${reply.status} (expected ${expected}) ${JSON.stringify(reply.body).slice(0, 160)}`);
+        else if (expected === 403) expect(["FORBIDDEN"]).toContain(reply.body.error.code);
+        else if (expected === 401) expect(["UNAUTHORIZED", "INVALID_CREDENTIALS"]).toContain(reply.body.error.code);
+        // The admin token was rotated or turned off by that call: take it back (as the owner) for the next cells.
+        if (cell.path.startsWith("/admin/admin-token/rotate") && reply.status === 200) fixture.admin = reply.body.token;
+        if (cell.method === "DELETE" && cell.path === "/admin/admin-token" && reply.status === 200) {
+          fixture.admin = (await ok(asSession(fixture.url, fixture.sessions.owner, "POST", "/admin/admin-token/rotate"))).body.token;
+        }
+      }
+    }
+    console.log(`FIGURES role-matrix ${JSON.stringify({ cells, mismatches: mismatches.length })}`);
+    expect(mismatches).toEqual([]);
+  });
+});
+
+describe(`expired sessions on every route (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
+  it("answers 401 to a session past its idle limit, on every management route", async () => {
+    const server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SESSION_IDLE_MS: "300" } });
+    try {
+      await createMember(server.url, server.adminToken, "idle@matrix.test", "owner");
+      const session = await signIn(server.url, "idle@matrix.test");
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const live = await signIn(server.url, "idle@matrix.test");
+      expect((await asSession(server.url, live, "GET", "/admin/apps")).status).toBe(200);
+      const protectedRoutes = MANAGEMENT_ROUTES.filter(([, , spec]) => spec.access !== "public");
+      const answers = new Map<string, number>();
+      for (const [method, path] of protectedRoutes) {
+        const filled = path.replace(/:[A-Za-z]+/g, "x");
+        const reply = await asSession(server.url, session, method, filled, method === "GET" || method === "DELETE" ? undefined : {});
+        answers.set(`${method} ${path}`, reply.status);
+      }
+      expect(protectedRoutes.length).toBeGreaterThan(30);
+      expect(new Set(answers.values())).toEqual(new Set([401]));
+    } finally {
+      await server.stop();
+    }
+  });
+});
