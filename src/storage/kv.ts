@@ -51,12 +51,6 @@ export interface KvStoreOptions {
   /** Directory holding the data. */
   path: string;
   durability: DurabilityMode;
-  /**
-   * Commit on the calling thread instead of lmdb-js's write thread (LMDB only). For worker threads, which have
-   * nothing else to do while a commit runs: it saves the hand-offs to the write thread and back, which cost a
-   * single `/event` more than the commit itself. Writes queued in one event-loop turn still share one commit.
-   */
-  commitOnCallingThread?: boolean;
 }
 
 /** Every table the service keeps. */

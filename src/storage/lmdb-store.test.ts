@@ -10,8 +10,6 @@ import { LmdbStore } from "./lmdb-store.js";
 describeKvStoreContract("lmdb, commit", (dir) => new LmdbStore({ path: dir, durability: "commit" }));
 describeKvStoreContract("lmdb, flush", (dir) => new LmdbStore({ path: dir, durability: "flush" }));
 // How the pool's workers open the store.
-describeKvStoreContract("lmdb, commit, committing on the calling thread", (dir) => new LmdbStore({ path: dir, durability: "commit", commitOnCallingThread: true }));
-describeKvStoreContract("lmdb, flush, committing on the calling thread", (dir) => new LmdbStore({ path: dir, durability: "flush", commitOnCallingThread: true }));
 
 describe("LmdbStore data dir", () => {
   it("refuses a directory written by the native-free log store", async () => {

@@ -61,12 +61,6 @@ interface LmdbRange {
 
 type ChildOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-interface QueuedWrite {
-  apply: () => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
 function runAsChild<T>(root: RootDatabase, apply: () => T): ChildOutcome<T> {
   try {
     return { ok: true, value: root.transactionSync(apply) };
@@ -80,7 +74,6 @@ export class LmdbStore implements KvStore {
   readonly kind = "lmdb" as const;
   private readonly root: RootDatabase;
   private readonly tables = new Map<TableName, LmdbTable<unknown>>();
-  private queuedWrites: QueuedWrite[] = [];
 
   constructor(private readonly options: KvStoreOptions) {
     mkdirSync(options.path, { recursive: true });
@@ -103,11 +96,7 @@ export class LmdbStore implements KvStore {
     return this.tables.get(name) as KvTable<V>;
   }
 
-  write<T>(apply: () => T): Promise<T> {
-    return this.options.commitOnCallingThread ? this.queueForCommitHere(apply) : this.commitOnWriteThread(apply);
-  }
-
-  private async commitOnWriteThread<T>(apply: () => T): Promise<T> {
+  async write<T>(apply: () => T): Promise<T> {
     // A throw inside lmdb-js's batched transaction callback does not roll back what the callback wrote, and the
     // batch may hold other requests' writes; a nested transactionSync is a child transaction that aborts alone.
     const outcome = await this.root.transaction(() => runAsChild(this.root, apply));
@@ -116,42 +105,11 @@ export class LmdbStore implements KvStore {
     return outcome.value;
   }
 
-  private queueForCommitHere<T>(apply: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queuedWrites.push({ apply, resolve: resolve as (value: unknown) => void, reject });
-      if (this.queuedWrites.length === 1) setImmediate(() => this.commitQueuedWrites());
-    });
-  }
-
-  /** One transaction for every write queued this turn, each in a child transaction so that a throw aborts only its own. */
-  private commitQueuedWrites(): void {
-    const writes = this.queuedWrites;
-    if (writes.length === 0) return;
-    this.queuedWrites = [];
-    let outcomes: ChildOutcome<unknown>[];
-    try {
-      outcomes = this.root.transactionSync(() => writes.map((write) => runAsChild(this.root, write.apply)));
-    } catch (error) {
-      for (const write of writes) write.reject(error);
-      return;
-    }
-    const settle = () =>
-      writes.forEach((write, index) => {
-        const outcome = outcomes[index]!;
-        if (outcome.ok) write.resolve(outcome.value);
-        else write.reject(outcome.error);
-      });
-    if (this.options.durability === "flush") void Promise.resolve(this.root.flushed).then(settle, (error: unknown) => writes.forEach((write) => write.reject(error)));
-    else settle();
-  }
-
   refresh(): void {
     this.root.resetReadTxn();
   }
 
   async close(): Promise<void> {
-    // Writes queued this turn were promised a commit.
-    this.commitQueuedWrites();
     await this.root.close();
   }
 }

@@ -25,7 +25,9 @@ function reportFault(error: unknown): void {
 
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
 export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown> {
-  context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability, commitOnCallingThread: true }));
+  // Commits go to lmdb-js's write thread: a worker answers evaluations, and one blocked in a commit's sync would hold
+  // up every evaluation queued behind it (see routesToPool for what still commits here: /bulk bodies).
+  context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }));
   const arena = new ResultArena(jobs.length, buffer);
   const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer));
   results.forEach((result, position) => {
