@@ -43,6 +43,8 @@ export async function startHarness(name: string, options: StartOptions = {}): Pr
     shotsDir,
     async open() {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      // A step that cannot happen fails within the test with the locator it waited for, not as a bare test timeout.
+      context.setDefaultTimeout(8_000);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on("console", (message) => {

@@ -23,7 +23,11 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   const detail = useLoad(() => get<Detail>(base), [base]);
   const history = useLoad(() => get<{ versions: HistoryVersion[] }>(`${base}/history`), [base]);
   const environment = app.environments.find((each) => each.id === environmentId)!;
-  const reload = () => {
+  // Kept here, not in the sections: a save reloads the feature, and the sections start afresh on the new version.
+  const [notice, setNotice] = useState<string | undefined>();
+  useEffect(() => setNotice(undefined), [base]);
+  const reload = (message?: string) => {
+    setNotice(message);
     detail.reload();
     history.reload();
   };
@@ -36,6 +40,9 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
           <p class="muted">
             {detail.data.feature.description ?? "No description."} Stage: {detail.data.feature.stage ?? "—"}. Environment: <strong>{environment.name}</strong>.
           </p>
+          <div aria-live="polite" class="notice-slot">
+            {notice && <p class="success">{notice}</p>}
+          </div>
           <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
           <TryIt environmentId={environmentId} featureKey={featureKey} />
           <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
@@ -46,20 +53,17 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   );
 }
 
-function Targeting({ base, featureKey, initial, canWrite, onSaved }: { base: string; featureKey: string; initial: Detail["targeting"]; canWrite: boolean; onSaved(): void }) {
+function Targeting({ base, featureKey, initial, canWrite, onSaved }: { base: string; featureKey: string; initial: Detail["targeting"]; canWrite: boolean; onSaved(message: string): void }) {
   const [rules, setRules] = useState(initial.rules as { filter: Filter }[]);
   const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const issues = error instanceof ApiError ? error.validationErrors : [];
   const save = async () => {
     setBusy(true);
-    setSaved(undefined);
     try {
       const answer = await api<{ targeting: { version: number } }>("PUT", `${base}/targeting`, { rules });
       setError(undefined);
-      setSaved(`Saved as version ${answer.targeting.version}.`);
-      onSaved();
+      onSaved(`Saved as version ${answer.targeting.version}.`);
     } catch (caught) {
       setError(caught);
     } finally {
@@ -80,18 +84,16 @@ function Targeting({ base, featureKey, initial, canWrite, onSaved }: { base: str
           </button>
         </div>
       )}
-      <div aria-live="polite">{saved && <p class="success">{saved}</p>}</div>
       <ErrorMessage error={error} />
     </section>
   );
 }
 
-function RemoteConfig({ base, featureKey, initial, canWrite, onSaved }: { base: string; featureKey: string; initial: Detail["config"]; canWrite: boolean; onSaved(): void }) {
+function RemoteConfig({ base, featureKey, initial, canWrite, onSaved }: { base: string; featureKey: string; initial: Detail["config"]; canWrite: boolean; onSaved(message: string): void }) {
   const [variants, setVariants] = useState(initial.variants as Variant[]);
   const [payloadText, setPayloadText] = useState(() => initial.variants.map((variant) => JSON.stringify(variant.payload ?? null, null, 2)));
   const [payloadErrors, setPayloadErrors] = useState<(string | undefined)[]>([]);
   const [error, setError] = useState<unknown>();
-  const [saved, setSaved] = useState<string | undefined>();
   const issues = error instanceof ApiError ? error.validationErrors : [];
   const update = (index: number, change: Partial<Variant>) => setVariants(variants.map((variant, at) => (at === index ? { ...variant, ...change } : variant)));
   const onPayload = (index: number, text: string) => {
@@ -109,8 +111,7 @@ function RemoteConfig({ base, featureKey, initial, canWrite, onSaved }: { base: 
     try {
       const answer = await api<{ config: { version: number } }>("PUT", `${base}/config`, { variants });
       setError(undefined);
-      setSaved(`Saved as config version ${answer.config.version}.`);
-      onSaved();
+      onSaved(`Saved as config version ${answer.config.version}.`);
     } catch (caught) {
       setError(caught);
     }
@@ -170,17 +171,14 @@ function RemoteConfig({ base, featureKey, initial, canWrite, onSaved }: { base: 
           </button>
         </div>
       )}
-      <div aria-live="polite">{saved && <p class="success">{saved}</p>}</div>
       <ErrorMessage error={error} />
     </section>
   );
 }
 
-function History({ base, versions, error, canWrite, onReverted }: { base: string; versions: HistoryVersion[] | undefined; error: unknown; canWrite: boolean; onReverted(): void }) {
+function History({ base, versions, error, canWrite, onReverted }: { base: string; versions: HistoryVersion[] | undefined; error: unknown; canWrite: boolean; onReverted(message: string): void }) {
   const [open, setOpen] = useState<string | undefined>();
   const [revertError, setRevertError] = useState<unknown>();
-  const [notice, setNotice] = useState<string | undefined>();
-  useEffect(() => setNotice(undefined), [base]);
   const list = versions ? [...versions].sort((a, b) => (a.at === b.at ? b.version - a.version : b.at.localeCompare(a.at))) : [];
   const bodyOf = (version: HistoryVersion | undefined) => (version ? JSON.stringify(version.kind === "targeting" ? version.rules : version.variants, null, 2) : "");
   const previousOf = (version: HistoryVersion) => versions?.find((each) => each.kind === version.kind && each.version === version.version - 1);
@@ -189,8 +187,7 @@ function History({ base, versions, error, canWrite, onReverted }: { base: string
     try {
       const body = version.kind === "targeting" ? { rules: version.rules } : { variants: version.variants };
       const answer = await api<{ targeting?: { version: number }; config?: { version: number } }>("PUT", `${base}/${version.kind}`, body);
-      setNotice(`Reverted: ${version.kind} version ${(answer.targeting ?? answer.config)!.version} equals version ${version.version}.`);
-      onReverted();
+      onReverted(`Reverted: ${version.kind} version ${(answer.targeting ?? answer.config)!.version} equals version ${version.version}.`);
     } catch (caught) {
       setRevertError(caught);
     }
@@ -198,7 +195,6 @@ function History({ base, versions, error, canWrite, onReverted }: { base: string
   return (
     <section class="card" aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      <div aria-live="polite">{notice && <p class="success">{notice}</p>}</div>
       <ErrorMessage error={error ?? revertError} />
       {versions && versions.length === 0 && <p class="muted">No versions saved yet.</p>}
       <ol class="history">

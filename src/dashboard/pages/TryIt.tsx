@@ -13,6 +13,7 @@ interface Evaluated {
  */
 export function TryIt({ environmentId, featureKey }: { environmentId: string; featureKey: string }) {
   const [result, setResult] = useState<Evaluated | undefined>();
+  const [triedFor, setTriedFor] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -27,6 +28,7 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
     }
     try {
       setResult(await get<Evaluated>(`/admin/environments/${enc(environmentId)}/evaluate?${query}`));
+      setTriedFor(field("userId"));
       setError(undefined);
     } catch (caught) {
       setError(caught);
@@ -54,7 +56,7 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
         <button type="submit">Evaluate</button>
       </form>
       <ErrorMessage error={error} />
-      <div aria-live="polite" class="try-result">
+      <div aria-live="polite" class="try-result" data-for={triedFor}>
         {result && !item && <p>The feature is not in this environment's answer.</p>}
         {item && (
           <dl>

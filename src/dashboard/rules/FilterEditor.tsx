@@ -37,18 +37,16 @@ export function FilterEditor(props: FilterEditorProps) {
 
   const header = (
     <div class="filter-head">
-      <label>
-        <span class="visually-hidden">{label}: kind</span>
-        <select
-          value={filter.type}
-          {...common}
-          onChange={(event) => onChange(filterOfType((event.currentTarget as HTMLSelectElement).value as FilterType, featureKey, filter))}
-        >
-          {FILTER_TYPES.map((type) => (
-            <option value={type.value}>{type.label}</option>
-          ))}
-        </select>
-      </label>
+      <select
+        aria-label={`${label}: kind`}
+        value={filter.type}
+        {...common}
+        onChange={(event) => onChange(filterOfType((event.currentTarget as HTMLSelectElement).value as FilterType, featureKey, filter))}
+      >
+        {FILTER_TYPES.map((type) => (
+          <option value={type.value}>{type.label}</option>
+        ))}
+      </select>
       {props.onRemove && !readOnly && (
         <button type="button" class="link danger" onClick={props.onRemove} aria-label={`Remove ${label}`}>
           Remove
@@ -63,7 +61,7 @@ export function FilterEditor(props: FilterEditorProps) {
       body = (
         <label>
           Value{" "}
-          <select {...common} value={String(filter.value)} onChange={(event) => onChange({ ...filter, value: (event.currentTarget as HTMLSelectElement).value === "true" })}>
+          <select aria-label="Value" {...common} value={String(filter.value)} onChange={(event) => onChange({ ...filter, value: (event.currentTarget as HTMLSelectElement).value === "true" })}>
             <option value="true">on for everyone</option>
             <option value="false">off for everyone</option>
           </select>
@@ -156,6 +154,7 @@ function ContextFields({ filter, onChange, common }: { filter: Extract<Filter, {
       <label>
         Operator
         <select
+          aria-label="Operator"
           value={filter.operator}
           {...common}
           onChange={(event) => {
