@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, get, setCsrfToken, type App as AppRecord, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
@@ -97,6 +97,13 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
     void loadApps();
   }, []);
   useEffect(() => localStorage.setItem(STORED_SCOPE, JSON.stringify(scope)), [scope]);
+  // After moving to another page (not on first load), focus its heading so screen readers announce it.
+  const firstPath = useRef(route.path);
+  useEffect(() => {
+    if (route.path === firstPath.current) return;
+    firstPath.current = "";
+    requestAnimationFrame(() => document.getElementById("page-title")?.focus());
+  }, [route.path]);
 
   const app = apps?.find((each) => each.id === scope.appId) ?? apps?.[0];
   const environment = app?.environments.find((each) => each.id === scope.environmentId) ?? app?.environments.find((each) => each.id === app.defaultEnvironmentId) ?? app?.environments[0];
