@@ -3,6 +3,8 @@ import { api, ApiError, get, setCsrfToken, type App as AppRecord, type Member } 
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
+import { Companies, CompanyDetail, UserDetail } from "./pages/Companies";
+import { Feedback } from "./pages/Feedback";
 import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
@@ -112,6 +114,8 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
 
   const nav = [
     ["/", "Features"],
+    ["/companies", "Companies"],
+    ["/feedback", "Feedback"],
     ["/keys", "Keys & SDKs"],
     ["/events", "Live events"],
     ...(isOwner ? [["/members", "Members"], ["/audit", "Audit log"]] : []),
@@ -127,7 +131,13 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   else {
     const context: Scope = { apps, app, environmentId: environment.id, member, canWrite, reloadApps: () => void loadApps() };
     const featureMatch = /^\/features\/(.+)$/.exec(route.path);
+    const companyMatch = /^\/companies\/(.+)$/.exec(route.path);
+    const userMatch = /^\/users\/(.+)$/.exec(route.path);
     if (featureMatch) content = <FeatureDetail scope={context} featureKey={decodeURIComponent(featureMatch[1]!)} />;
+    else if (companyMatch) content = <CompanyDetail scope={context} companyId={decodeURIComponent(companyMatch[1]!)} />;
+    else if (userMatch) content = <UserDetail scope={context} userId={decodeURIComponent(userMatch[1]!)} />;
+    else if (route.path === "/companies") content = <Companies scope={context} />;
+    else if (route.path === "/feedback") content = <Feedback scope={context} />;
     else if (route.path === "/keys") content = <Keys scope={context} />;
     else if (route.path === "/events") content = <LiveEvents scope={context} />;
     else content = <Features scope={context} />;

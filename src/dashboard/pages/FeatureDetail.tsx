@@ -6,6 +6,7 @@ import { FilterEditor } from "../rules/FilterEditor";
 import { RulesEditor } from "../rules/RulesEditor";
 import { filterOfType, type Filter } from "../rules/model";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
+import { Adoption } from "./Adoption";
 import { TryIt } from "./TryIt";
 
 interface Detail {
@@ -38,7 +39,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
       {detail.data && (
         <>
           <p class="muted">
-            {detail.data.feature.description ?? "No description."} Stage: {detail.data.feature.stage ?? "—"}. Environment: <strong>{environment.name}</strong>.
+            {detail.data.feature.description ?? "No description."} · Stage: {detail.data.feature.stage ?? "—"} · Environment: <strong>{environment.name}</strong>
           </p>
           <div aria-live="polite" class="notice-slot">
             {notice && <p class="success">{notice}</p>}
@@ -49,6 +50,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
         </>
       )}
       <History base={base} versions={history.data?.versions} error={history.error} canWrite={canWrite} onReverted={reload} />
+      <Adoption environmentId={environmentId} featureKey={featureKey} />
     </Page>
   );
 }

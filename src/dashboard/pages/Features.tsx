@@ -3,6 +3,7 @@ import type { Scope } from "../App";
 import { api, enc, get, type EnvironmentFeature } from "../api";
 import { stateOf, type Rule } from "../rules/model";
 import { navigate } from "../router";
+import { windowOf, type FeatureFigures } from "./Adoption";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 type SortKey = "key" | "stage" | "changed" | "created";
@@ -19,6 +20,13 @@ export function Features({ scope }: { scope: Scope }) {
       ).then((pairs) => new Map(pairs)),
     [app.id],
   );
+  // Companies that tried / adopted each feature in the last 30 days (docs/ANALYTICS.md), for the selected environment.
+  const adoption = useLoad(() => {
+    const range = windowOf(30);
+    return get<{ features: FeatureFigures[] }>(`/admin/environments/${enc(environmentId)}/analytics/features?from=${range.from}&to=${range.to}`).then(
+      (answer) => new Map(answer.features.map((figures) => [figures.key, figures])),
+    );
+  }, [environmentId]);
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: "key", descending: false });
   const [actionError, setActionError] = useState<unknown>();
@@ -78,7 +86,7 @@ export function Features({ scope }: { scope: Scope }) {
           {loaded.data ? `${rows.length} feature${rows.length === 1 ? "" : "s"}` : ""}
         </span>
       </div>
-      <ErrorMessage error={loaded.error ?? actionError} />
+      <ErrorMessage error={loaded.error ?? actionError ?? adoption.error} />
       {loaded.data && (
         <table class="list">
           <thead>
@@ -89,6 +97,8 @@ export function Features({ scope }: { scope: Scope }) {
                 <th scope="col">{environment.name}</th>
               ))}
               {header("changed", "Last change")}
+              <th scope="col">Tried (30 d)</th>
+              <th scope="col">Adopted (30 d)</th>
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
               </th>
@@ -122,6 +132,8 @@ export function Features({ scope }: { scope: Scope }) {
                     <span class="muted">never targeted</span>
                   )}
                 </td>
+                <td>{adoption.data?.get(feature.key)?.companies.tried ?? "—"}</td>
+                <td>{adoption.data?.get(feature.key)?.companies.adopted ?? "—"}</td>
                 <td>
                   {canWrite && (
                     <button type="button" class="link danger" onClick={() => archive(feature.key)} aria-label={`Archive ${feature.key}`}>

@@ -1,0 +1,195 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { enc, get } from "../api";
+import { ErrorMessage, useLoad, when } from "../ui";
+
+export interface FeatureFigures {
+  key: string;
+  companies: { none: number; tried: number; retained: number; churned: number; adopted: number };
+  satisfaction: { count: number; average: number | null };
+  exposure: { companies: number };
+}
+
+interface CompanyState {
+  companyId: string;
+  state: string;
+  usageDays: number;
+  lastUsedAt: string | null;
+  satisfaction: { count: number; average: number | null };
+}
+
+const DAY_MS = 86_400_000;
+const WEEKS = 8;
+const PAGE = 20;
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The window ending with today (UTC), as the analytics API's `from`/`to`. */
+export function windowOf(days: number): { from: string; to: string } {
+  const tomorrow = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
+  return { from: isoDay(tomorrow - days * DAY_MS), to: isoDay(tomorrow) };
+}
+
+/**
+ * A feature's company funnel (none → tried → adopted: retained / churned), satisfaction and exposure over a window,
+ * a weekly chart of the same figures, and the companies in each state, paged. Every number comes from the
+ * analytics API (docs/ANALYTICS.md).
+ */
+export function Adoption({ environmentId, featureKey }: { environmentId: string; featureKey: string }) {
+  const [days, setDays] = useState(30);
+  const base = `/admin/environments/${enc(environmentId)}/analytics`;
+  const range = windowOf(days);
+  const figures = useLoad(
+    () => get<{ features: FeatureFigures[] }>(`${base}/features?from=${range.from}&to=${range.to}`).then((answer) => answer.features.find((each) => each.key === featureKey)),
+    [base, featureKey, days],
+  );
+  const f = figures.data;
+  return (
+    <section class="card" aria-labelledby="adoption-title">
+      <h2 id="adoption-title">Adoption and satisfaction</h2>
+      <label>
+        Window
+        <select value={String(days)} onChange={(event) => setDays(Number((event.currentTarget as HTMLSelectElement).value))}>
+          <option value="7">last 7 days</option>
+          <option value="30">last 30 days</option>
+          <option value="90">last 90 days</option>
+        </select>
+      </label>
+      <ErrorMessage error={figures.error} />
+      {f && (
+        <dl class="figures" data-testid="funnel">
+          {(["none", "tried", "adopted", "retained", "churned"] as const).map((state) => (
+            <div>
+              <dt>{state === "none" ? "Not used" : state}</dt>
+              <dd>{f.companies[state]}</dd>
+            </div>
+          ))}
+          <div>
+            <dt>Satisfaction</dt>
+            <dd>{f.satisfaction.average === null ? "—" : `${f.satisfaction.average.toFixed(1)} / 5 (${f.satisfaction.count})`}</dd>
+          </div>
+          <div>
+            <dt>Exposed companies</dt>
+            <dd>{f.exposure.companies}</dd>
+          </div>
+        </dl>
+      )}
+      <WeeklyChart base={base} featureKey={featureKey} />
+      <CompanyStates base={base} featureKey={featureKey} range={range} />
+    </section>
+  );
+}
+
+function WeeklyChart({ base, featureKey }: { base: string; featureKey: string }) {
+  const target = useRef<HTMLDivElement>(null);
+  const weeks = useLoad(async () => {
+    const end = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
+    const starts = Array.from({ length: WEEKS }, (_, index) => end - (WEEKS - index) * 7 * DAY_MS);
+    const answers = await Promise.all(
+      starts.map((start) => get<{ features: FeatureFigures[] }>(`${base}/features?from=${isoDay(start)}&to=${isoDay(start + 7 * DAY_MS)}`)),
+    );
+    return starts.map((start, index) => {
+      const figures = answers[index]!.features.find((each) => each.key === featureKey);
+      return { start, tried: figures?.companies.tried ?? 0, adopted: figures?.companies.adopted ?? 0, exposed: figures?.exposure.companies ?? 0 };
+    });
+  }, [base, featureKey]);
+
+  useEffect(() => {
+    if (!weeks.data || !target.current) return;
+    const data: uPlot.AlignedData = [weeks.data.map((week) => week.start / 1000), weeks.data.map((week) => week.tried), weeks.data.map((week) => week.adopted), weeks.data.map((week) => week.exposed)];
+    const plot = new uPlot(
+      {
+        width: Math.max(320, target.current.clientWidth),
+        height: 220,
+        series: [{}, { label: "tried", stroke: "#b35c00", width: 2 }, { label: "adopted", stroke: "#1e6b2f", width: 2 }, { label: "exposed", stroke: "#0645ad", width: 2, dash: [6, 4] }],
+        axes: [{}, { label: "companies" }],
+      },
+      data,
+      target.current,
+    );
+    return () => plot.destroy();
+  }, [weeks.data]);
+
+  return (
+    <figure class="chart">
+      <figcaption>Companies per week, last {WEEKS} weeks</figcaption>
+      <ErrorMessage error={weeks.error} />
+      <div ref={target} aria-hidden="true" />
+      {weeks.data && (
+        <table class="visually-hidden">
+          <caption>Companies per week</caption>
+          <thead>
+            <tr>
+              <th scope="col">Week of</th>
+              <th scope="col">Tried</th>
+              <th scope="col">Adopted</th>
+              <th scope="col">Exposed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {weeks.data.map((week) => (
+              <tr>
+                <td>{isoDay(week.start)}</td>
+                <td>{week.tried}</td>
+                <td>{week.adopted}</td>
+                <td>{week.exposed}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </figure>
+  );
+}
+
+function CompanyStates({ base, featureKey, range }: { base: string; featureKey: string; range: { from: string; to: string } }) {
+  const [after, setAfter] = useState<string[]>([]);
+  const cursor = after[after.length - 1];
+  useEffect(() => setAfter([]), [range.from, featureKey]);
+  const page = useLoad(() => {
+    const query = new URLSearchParams({ from: range.from, to: range.to, limit: String(PAGE) });
+    if (cursor) query.set("after", cursor);
+    return get<{ companies: CompanyState[]; next: string | null }>(`${base}/features/${enc(featureKey)}/companies?${query}`);
+  }, [base, featureKey, range.from, cursor]);
+  return (
+    <>
+      <h3>Companies</h3>
+      <ErrorMessage error={page.error} />
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Company</th>
+            <th scope="col">State</th>
+            <th scope="col">Days used</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Satisfaction</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.data?.companies.map((company) => (
+            <tr>
+              <td>
+                <a href={`#/companies/${enc(company.companyId)}`}>{company.companyId}</a>
+              </td>
+              <td>{company.state}</td>
+              <td>{company.usageDays}</td>
+              <td>{when(company.lastUsedAt)}</td>
+              <td>{company.satisfaction.average === null ? "—" : company.satisfaction.average.toFixed(1)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="actions">
+        <button type="button" class="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>
+          Previous companies
+        </button>
+        <button type="button" class="secondary" disabled={!page.data?.next} onClick={() => page.data?.next && setAfter([...after, page.data.next])}>
+          Next companies
+        </button>
+      </div>
+    </>
+  );
+}
