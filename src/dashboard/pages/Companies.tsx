@@ -19,7 +19,7 @@ export function Companies({ scope }: { scope: Scope }) {
   const [prefix, setPrefix] = useState("");
   const [after, setAfter] = useState<string[]>([]);
   const cursor = after[after.length - 1];
-  useEffect(() => setAfter([]), [scope.environmentId, prefix]);
+  useEffect(() => setAfter([]), [scope.environmentId]);
   const page = useLoad(() => {
     const query = new URLSearchParams({ limit: String(PAGE) });
     if (prefix) query.set("prefix", prefix);
@@ -31,7 +31,11 @@ export function Companies({ scope }: { scope: Scope }) {
       <div class="toolbar">
         <label>
           Company id starts with
-          <input type="search" value={prefix} onInput={(event) => setPrefix((event.currentTarget as HTMLInputElement).value)} />
+          <input type="search" value={prefix} onInput={(event) => {
+              // A new search starts at its first page, in the same render (no request with the old cursor).
+              setAfter([]);
+              setPrefix((event.currentTarget as HTMLInputElement).value);
+            }} />
         </label>
       </div>
       <ErrorMessage error={page.error} />
