@@ -170,6 +170,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
             </label>
           </div>
         )}
+        {apps && app && canWrite && <NewScope app={app} onCreated={(next) => (setScope(next), void loadApps())} />}
         <div class="who">
           <span>
             {member.email} <span class="badge">{member.role}</span>
@@ -194,6 +195,49 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
         {content}
       </main>
     </>
+  );
+}
+
+/** Creates an app or an environment of the current app from the header. */
+function NewScope({ app, onCreated }: { app: AppRecord; onCreated(scope: { appId: string; environmentId?: string }): void }) {
+  const [open, setOpen] = useState<"app" | "environment" | undefined>();
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("scopeName") as HTMLInputElement).value;
+    try {
+      if (open === "app") onCreated({ appId: (await api<{ app: AppRecord }>("POST", "/admin/apps", { name })).app.id });
+      else onCreated({ appId: app.id, environmentId: (await api<{ environment: { id: string } }>("POST", `/admin/apps/${encodeURIComponent(app.id)}/environments`, { name })).environment.id });
+      setOpen(undefined);
+      setError(undefined);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  if (!open) {
+    return (
+      <div class="new-scope">
+        <button type="button" class="link" onClick={() => setOpen("environment")}>
+          New environment
+        </button>
+        <button type="button" class="link" onClick={() => setOpen("app")}>
+          New app
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form class="inline new-scope" onSubmit={submit}>
+      <label>
+        {open === "app" ? "New app name" : `New environment of ${app.name}`}
+        <input name="scopeName" required autoFocus />
+      </label>
+      <button type="submit">Create</button>
+      <button type="button" class="secondary" onClick={() => setOpen(undefined)}>
+        Cancel
+      </button>
+      <ErrorMessage error={error} />
+    </form>
   );
 }
 

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../support/accounts.js";
-import { adminRequest } from "../support/http.js";
+import { adminRequest, request } from "../support/http.js";
 import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 const require = createRequire(import.meta.url);
@@ -193,6 +193,29 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await page.waitForFunction(() => document.querySelector(".try-result")?.getAttribute("data-for") === "u-9");
     expect(await page.locator(".try-result").textContent()).toContain('dark {"theme":"dark"}');
     expectCleanConsole(errors);
+  });
+
+  it("fills the context from a tracked company's stored attributes in 'try it', as for an SDK", async () => {
+    const tracked = await request(harness.url, "POST", "/company", { headers: { authorization: `Bearer ${publishableKey}` }, body: { companyId: "c-tracked", attributes: { plan: "pro" } } });
+    expect(tracked.status).toBe(200);
+    await page.getByLabel("User id").fill("u-remote");
+    await page.getByLabel("Company id").fill("c-tracked");
+    await page.getByLabel(/Other attributes/).fill("");
+    await page.getByRole("button", { name: "Evaluate" }).click();
+    await page.waitForFunction(() => document.querySelector(".try-result")?.getAttribute("data-for") === "u-remote");
+    const result = await page.locator(".try-result").textContent();
+    expect(result).toMatch(/Resultenabled/);
+    expect(result).toMatch(/Matched ruleRule 1/);
+    expect(result).toMatch(/Stored attributes usedyes/);
+  });
+
+  it("saves the feature's settings, opt-in included", async () => {
+    await page.getByLabel("Stage", { exact: true }).fill("general availability");
+    await page.getByLabel("Users and companies may opt in").check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    const feature = (await adminRequest(harness.server, "GET", targetingUrl())).body.feature;
+    expect(feature).toMatchObject({ stage: "general availability", optInEnabled: true, description: "Huddles" });
   });
 
   it("lets a viewer read the rules but not save them", async () => {

@@ -7,6 +7,7 @@ import { RulesEditor } from "../rules/RulesEditor";
 import { filterOfType, type Filter } from "../rules/model";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 import { Adoption } from "./Adoption";
+import { FeatureSettings } from "./FeatureSettings";
 import { TryIt } from "./TryIt";
 
 interface Detail {
@@ -46,6 +47,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
           </div>
           <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
           <TryIt environmentId={environmentId} featureKey={featureKey} />
+          <FeatureSettings key={`s${detail.data.feature.description}${detail.data.feature.stage}${detail.data.feature.optInEnabled}`} appId={app.id} feature={detail.data.feature} canWrite={canWrite} onSaved={reload} />
           <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
         </>
       )}

@@ -12,53 +12,71 @@ interface TrackedEvent {
   timestamp: string;
 }
 
+interface FeatureEvent {
+  cursor: string;
+  action: string;
+  key: string;
+  evalContext: Record<string, any> | null;
+  evalResult: unknown;
+  receivedAt: string;
+}
+
 const KEEP = 200;
 const POLL_MS = 1000;
+const PAGE = 1000;
 
-/** A tail of `/admin/environments/:envId/events` (API.md §6), polled from the last cursor; pausable. */
-export function LiveEvents({ scope }: { scope: Scope }) {
-  const [events, setEvents] = useState<TrackedEvent[]>([]);
-  const [paused, setPaused] = useState(false);
+/**
+ * The newest entries of one append log (API.md §6), polled from the last cursor: first page through to the end,
+ * then once a second. Holds at most KEEP entries, newest first.
+ */
+function useTail<T extends { cursor: string }>(path: string, field: string, paused: boolean): { items: T[]; error: unknown } {
+  const [items, setItems] = useState<T[]>([]);
   const [error, setError] = useState<unknown>();
   const cursor = useRef<string | undefined>(undefined);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
-
   useEffect(() => {
     let live = true;
     cursor.current = undefined;
-    setEvents([]);
+    setItems([]);
     const pull = async () => {
-      // Catch up page by page, then wait: an empty page means caught up.
       for (;;) {
-        const query = new URLSearchParams({ limit: "1000" });
+        const query = new URLSearchParams({ limit: String(PAGE) });
         if (cursor.current) query.set("after", cursor.current);
-        const page = await get<{ events: TrackedEvent[]; next: string }>(`/admin/environments/${enc(scope.environmentId)}/events?${query}`);
+        const page = await get<Record<string, any>>(`${path}?${query}`);
         if (!live) return;
-        cursor.current = page.next;
-        if (page.events.length > 0) setEvents((previous) => [...page.events.slice(-KEEP).reverse(), ...previous].slice(0, KEEP));
-        if (page.events.length < 1000) return;
+        const got = page[field] as T[];
+        cursor.current = page.next as string;
+        if (got.length > 0) setItems((previous) => [...got.slice(-KEEP).reverse(), ...previous].slice(0, KEEP));
+        if (got.length < PAGE) return;
       }
     };
-    const loop = async () => {
+    void (async () => {
       while (live) {
         if (!pausedRef.current) {
           try {
             await pull();
             setError(undefined);
           } catch (caught) {
-            setError(caught);
+            if (live) setError(caught);
           }
         }
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
-    };
-    void loop();
+    })();
     return () => {
       live = false;
     };
-  }, [scope.environmentId]);
+  }, [path]);
+  return { items, error };
+}
 
+/** A tail of tracked events and feature events as they arrive; pausable. */
+export function LiveEvents({ scope }: { scope: Scope }) {
+  const [paused, setPaused] = useState(false);
+  const base = `/admin/environments/${enc(scope.environmentId)}`;
+  const events = useTail<TrackedEvent>(`${base}/events`, "events", paused);
+  const featureEvents = useTail<FeatureEvent>(`${base}/feature-events`, "featureEvents", paused);
   return (
     <Page
       title="Live events"
@@ -68,34 +86,68 @@ export function LiveEvents({ scope }: { scope: Scope }) {
         </button>
       }
     >
-      <ErrorMessage error={error} />
+      <ErrorMessage error={events.error ?? featureEvents.error} />
       <p class="muted" aria-live="polite">
-        {paused ? "Paused." : "Following new events."} Showing the latest {events.length} (at most {KEEP}).
+        {paused ? "Paused." : "Following new events."} Showing the latest {KEEP} of each.
       </p>
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            <th scope="col">User</th>
-            <th scope="col">Company</th>
-            <th scope="col">Attributes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.cursor}>
-              <td>{when(event.timestamp)}</td>
-              <td>{event.event}</td>
-              <td>{event.userId}</td>
-              <td>{event.companyId ?? "—"}</td>
-              <td>
-                <code class="small">{event.attributes ? JSON.stringify(event.attributes) : ""}</code>
-              </td>
+      <section class="card" aria-labelledby="events-title">
+        <h2 id="events-title">Events ({events.items.length})</h2>
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Event</th>
+              <th scope="col">User</th>
+              <th scope="col">Company</th>
+              <th scope="col">Attributes</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {events.items.map((event) => (
+              <tr key={event.cursor}>
+                <td>{when(event.timestamp)}</td>
+                <td>{event.event}</td>
+                <td>
+                  <a href={`#/users/${enc(event.userId)}`}>{event.userId}</a>
+                </td>
+                <td>{event.companyId ? <a href={`#/companies/${enc(event.companyId)}`}>{event.companyId}</a> : "—"}</td>
+                <td>
+                  <code class="small">{event.attributes ? JSON.stringify(event.attributes) : ""}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section class="card" aria-labelledby="feature-events-title">
+        <h2 id="feature-events-title">Feature events ({featureEvents.items.length})</h2>
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Action</th>
+              <th scope="col">Feature</th>
+              <th scope="col">Result</th>
+              <th scope="col">User</th>
+              <th scope="col">Company</th>
+            </tr>
+          </thead>
+          <tbody>
+            {featureEvents.items.map((event) => (
+              <tr key={event.cursor}>
+                <td>{when(event.receivedAt)}</td>
+                <td>{event.action}</td>
+                <td>{event.key}</td>
+                <td>
+                  <code>{JSON.stringify(event.evalResult ?? null)}</code>
+                </td>
+                <td>{String(event.evalContext?.user?.id ?? event.evalContext?.["user.id"] ?? "—")}</td>
+                <td>{String(event.evalContext?.company?.id ?? event.evalContext?.["company.id"] ?? "—")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
     </Page>
   );
 }

@@ -21,6 +21,7 @@ export function Members({ self }: { self: Member }) {
   const tokens = useLoad(() => get<{ tokens: Token[] }>("/admin/tokens"), []);
   const [error, setError] = useState<unknown>();
   const [secret, setSecret] = useState<string | undefined>();
+  const [resetLink, setResetLink] = useState<string | undefined>();
 
   const act = async (action: () => Promise<unknown>, after: () => void) => {
     try {
@@ -50,6 +51,11 @@ export function Members({ self }: { self: Member }) {
       <ErrorMessage error={error ?? members.error ?? tokens.error} />
       <section class="card" aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
+        {resetLink && (
+          <p class="notice" role="status">
+            One-time password reset link (24 h), shown only now: hand it over yourself. <code>{resetLink}</code>
+          </p>
+        )}
         <table class="list">
           <thead>
             <tr>
@@ -79,6 +85,18 @@ export function Members({ self }: { self: Member }) {
                 </td>
                 <td>{when(member.createdAt)}</td>
                 <td>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() =>
+                      void act(async () => {
+                        const answer = await api<{ reset: { link: string | null; token: string } }>("POST", `/admin/members/${enc(member.id)}/password-reset`);
+                        setResetLink(answer.reset.link ?? answer.reset.token);
+                      }, () => undefined)
+                    }
+                  >
+                    Reset link for {member.email}
+                  </button>
                   {member.id !== self.id && (
                     <button type="button" class="link danger" onClick={() => confirm(`Remove ${member.email}? Their sessions and tokens stop at once.`) && void act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload)}>
                       Remove {member.email}

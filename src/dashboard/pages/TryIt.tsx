@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { enc, get } from "../api";
-import { ErrorMessage } from "../ui";
+import { ErrorMessage, useLoad } from "../ui";
 
 interface Evaluated {
   remoteContextUsed: boolean;
@@ -14,6 +14,8 @@ interface Evaluated {
 export function TryIt({ environmentId, featureKey }: { environmentId: string; featureKey: string }) {
   const [result, setResult] = useState<Evaluated | undefined>();
   const [triedFor, setTriedFor] = useState<string | undefined>();
+  // Tracked companies to pick from (the first page; typing any id works too): their stored attributes fill the context.
+  const tracked = useLoad(() => get<{ companies: { id: string }[] }>(`/admin/environments/${enc(environmentId)}/companies?limit=100`), [environmentId]);
   const [error, setError] = useState<unknown>();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -47,7 +49,12 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
         </label>
         <label>
           Company id
-          <input name="companyId" />
+          <input name="companyId" list="tracked-companies" />
+          <datalist id="tracked-companies">
+            {tracked.data?.companies.map((company) => (
+              <option value={company.id} />
+            ))}
+          </datalist>
         </label>
         <label>
           Other attributes (path=value per line, e.g. company.plan=pro)
