@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, get, setCsrfToken, type App as AppRecord, type Member } from "./api";
+import { api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
@@ -44,6 +44,15 @@ export function App() {
   };
   useEffect(() => {
     void start();
+  }, []);
+
+  useEffect(() => {
+    const ended = () => {
+      setCsrfToken(undefined);
+      setBoot({ state: "signed-out", notice: "Your session ended: sign in again." });
+    };
+    addEventListener(SESSION_ENDED, ended);
+    return () => removeEventListener(SESSION_ENDED, ended);
   }, []);
 
   const signedIn = (session: SignedIn) => {

@@ -19,6 +19,9 @@ export class ApiError extends Error {
 
 let csrfToken: string | undefined;
 
+/** Dispatched on `window` when a request of a signed-in page is answered 401. */
+export const SESSION_ENDED = "switchyard:session-ended";
+
 export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
@@ -44,6 +47,8 @@ export async function api<T = Json>(method: string, path: string, body?: unknown
   }
   if (!response.ok || !parsed || parsed.success !== true) {
     const error = parsed?.error as Json | undefined;
+    // A signed-in page whose session ended (idle, absolute limit, removed member): the app returns to sign-in.
+    if (response.status === 401 && csrfToken && !sent.authorization) dispatchEvent(new Event(SESSION_ENDED));
     throw new ApiError(response.status, error?.code ?? "UNEXPECTED", error?.message ?? `HTTP ${response.status}`, error?.validationErrors ?? []);
   }
   return parsed as T;

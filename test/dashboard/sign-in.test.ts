@@ -80,4 +80,13 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     await screenshot(harness, page, "features-after-sign-in");
     expectCleanConsole(errors);
   });
+
+  it("returns to the sign-in page when the session ends elsewhere", async () => {
+    // The same browser's session is ended by a request outside the page (as an idle timeout or a removal would).
+    const { csrfToken } = await (await context.request.get(`${harness.url}/admin/session`)).json();
+    expect((await context.request.delete(`${harness.url}/admin/session`, { headers: { "x-csrf-token": csrfToken } })).status()).toBe(200);
+    await page.getByRole("link", { name: "after-reload" }).click();
+    await page.getByText("Your session ended: sign in again.").waitFor();
+    expect(await page.getByRole("heading", { name: "Sign in to Switchyard" }).count()).toBe(1);
+  });
 });

@@ -95,11 +95,11 @@ export function Members({ self }: { self: Member }) {
                       }, () => undefined)
                     }
                   >
-                    Reset link for {member.email}
+                    Reset link<span class="visually-hidden"> for {member.email}</span>
                   </button>
                   {member.id !== self.id && (
                     <button type="button" class="link danger" onClick={() => confirm(`Remove ${member.email}? Their sessions and tokens stop at once.`) && void act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload)}>
-                      Remove {member.email}
+                      Remove<span class="visually-hidden"> {member.email}</span>
                     </button>
                   )}
                 </td>
@@ -159,7 +159,7 @@ export function Members({ self }: { self: Member }) {
                 <td>{when(token.lastUsedAt)}</td>
                 <td>
                   <button type="button" class="link danger" onClick={() => confirm(`Revoke token ${token.name}?`) && void act(() => api("DELETE", `/admin/tokens/${enc(token.id)}`), tokens.reload)}>
-                    Revoke {token.name}
+                    Revoke<span class="visually-hidden"> {token.name}</span>
                   </button>
                 </td>
               </tr>
