@@ -218,6 +218,36 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(feature).toMatchObject({ stage: "general availability", optInEnabled: true, description: "Huddles" });
   });
 
+  it("offers every operator of API.md §3 with the input its values need, and NOT around a condition", async () => {
+    const inputs: Record<string, string> = {
+      IS: "text", IS_NOT: "text", ANY_OF: "list", NOT_ANY_OF: "list", CONTAINS: "text", NOT_CONTAINS: "text", GT: "number", LT: "number",
+      AFTER: "days", BEFORE: "days", DATE_AFTER: "date", DATE_BEFORE: "date", SET: "none", NOT_SET: "none", IS_TRUE: "none", IS_FALSE: "none",
+    };
+    await page.getByRole("button", { name: "Add rule" }).click();
+    const rule = group("Rule 2");
+    const seen: Record<string, string> = {};
+    for (const operator of Object.keys(inputs)) {
+      await rule.getByLabel("Operator", { exact: true }).selectOption(operator);
+      seen[operator] = await rule.evaluate((node) => {
+        const row = node.querySelector(".row")!;
+        if (row.querySelector("textarea")) return "list";
+        if (row.querySelector('input[type="date"]')) return "date";
+        const number = row.querySelector('input[type="number"]');
+        if (number) return number.getAttribute("step") === "1" ? "days" : "number";
+        return row.querySelectorAll('input[type="text"]').length > 1 ? "text" : "none";
+      });
+    }
+    expect(seen).toEqual(inputs);
+    await rule.getByLabel("Operator", { exact: true }).selectOption("ANY_OF");
+    await rule.getByLabel("Field", { exact: true }).fill("company.id");
+    await rule.getByLabel(/Values/).fill("acme\ninitech");
+    await page.getByLabel("Rule 2: kind").selectOption("negation");
+    await page.getByRole("button", { name: "Save targeting" }).click();
+    await page.getByText("Saved as version 4.").waitFor();
+    const rules = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting.rules;
+    expect(rules[1]).toEqual({ filter: { type: "negation", filter: { type: "context", field: "company.id", operator: "ANY_OF", values: ["acme", "initech"] } } });
+  });
+
   it("lets a viewer read the rules but not save them", async () => {
     await createMember(harness.url, harness.server.adminToken, "vera@example.com", "viewer");
     const { page: viewer, context: viewerContext } = await harness.open();
