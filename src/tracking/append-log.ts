@@ -49,6 +49,11 @@ export class SequenceAllocator {
   }
 }
 
+/** The sequence number of a log's newest entry (0 when empty), as committed. */
+export function lastSequence(store: KvStore, table: LogTable, environmentId: string): number {
+  return store.table<number>("counters").get(counterKey(environmentId, table)) ?? 0;
+}
+
 export interface LogEntry<V> {
   sequence: number;
   value: V;

@@ -68,8 +68,24 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await screenshot(harness, page, "keys");
   });
 
-  it("shows a tracked event in the live tail, and holds new ones while paused", async () => {
+  it("starts the live tail at the newest 200 entries of a longer log", async () => {
+    const bulk = Array.from({ length: 250 }, (_, index) => ({ type: "event", event: `bulk-${index}`, userId: "u-bulk" }));
+    expect((await request(harness.url, "POST", "/bulk", { headers: { authorization: `Bearer ${newPublishable}` }, body: bulk })).status).toBe(200);
+    const envId = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0].environments.find((each: { name: string }) => each.name === "production").id;
+    const tails = await adminRequest(harness.server, "GET", `/admin/environments/${envId}/log-tails?entries=10`);
+    const newest = await adminRequest(harness.server, "GET", `/admin/environments/${envId}/events?after=${tails.body.tails.events}`);
+    expect(newest.body.events.map((event: { event: string }) => event.event)).toEqual(bulk.slice(-10).map((item) => item.event));
+    const refused = await adminRequest(harness.server, "GET", `/admin/environments/${envId}/log-tails?entries=ten`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.validationErrors[0].path).toBe("entries");
+
     await page.getByRole("link", { name: "Live events" }).click();
+    await page.getByRole("cell", { name: "bulk-249", exact: true }).waitFor();
+    await page.getByRole("cell", { name: "bulk-50", exact: true }).waitFor();
+    expect(await page.getByRole("cell", { name: "bulk-49", exact: true }).count()).toBe(0);
+  });
+
+  it("shows a tracked event in the live tail, and holds new ones while paused", async () => {
     await page.getByRole("heading", { name: "Live events" }).waitFor();
     const track = (event: string) =>
       request(harness.url, "POST", "/event", { headers: { authorization: `Bearer ${newPublishable}` }, body: { event, userId: "u-live", companyId: "c-live", attributes: { plan: "pro" } } });

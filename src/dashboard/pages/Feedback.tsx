@@ -19,10 +19,12 @@ export interface FeedbackEntry {
 const MAX_PAGES = 10;
 const PAGE = 1000;
 
-/** The environment's feedback, newest first, up to MAX_PAGES × PAGE entries. */
+/** The environment's newest feedback, newest first, up to MAX_PAGES × PAGE entries. */
 export async function loadFeedback(environmentId: string): Promise<FeedbackEntry[]> {
   const all: FeedbackEntry[] = [];
-  let after: string | undefined;
+  // The newest MAX_PAGES × PAGE entries: start that far from the end of the log.
+  const tails = await get<{ tails: { feedback: string } }>(`/admin/environments/${enc(environmentId)}/log-tails?entries=${MAX_PAGES * PAGE}`);
+  let after: string | undefined = tails.tails.feedback;
   for (let page = 0; page < MAX_PAGES; page++) {
     const query = new URLSearchParams({ limit: String(PAGE) });
     if (after) query.set("after", after);

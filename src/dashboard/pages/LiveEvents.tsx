@@ -26,8 +26,8 @@ const POLL_MS = 1000;
 const PAGE = 1000;
 
 /**
- * The newest entries of one append log (API.md §6), polled from the last cursor: first page through to the end,
- * then once a second. Holds at most KEEP entries, newest first.
+ * The newest entries of one append log (API.md §6), polled from the last cursor: from the newest KEEP (docs/API.md §9's
+ * log tails) up to the end, then once a second. Holds at most KEEP entries, newest first.
  */
 function useTail<T extends { cursor: string }>(path: string, field: string, paused: boolean): { items: T[]; error: unknown } {
   const [items, setItems] = useState<T[]>([]);
@@ -40,6 +40,12 @@ function useTail<T extends { cursor: string }>(path: string, field: string, paus
     cursor.current = undefined;
     setItems([]);
     const pull = async () => {
+      // Start at the newest KEEP entries, not at the beginning of a log that may hold millions.
+      if (cursor.current === undefined) {
+        const tails = await get<{ tails: Record<string, string> }>(`${path.slice(0, path.lastIndexOf("/"))}/log-tails?entries=${KEEP}`);
+        if (!live) return;
+        cursor.current = tails.tails[field];
+      }
       for (;;) {
         const query = new URLSearchParams({ limit: String(PAGE) });
         if (cursor.current) query.set("after", cursor.current);
