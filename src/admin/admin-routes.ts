@@ -16,7 +16,7 @@ import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
-import { COMPANY_LIST_ROUTES } from "./company-list-route.js";
+import { ENTITY_LIST_ROUTES } from "./entity-list-routes.js";
 import { LOG_TAIL_ROUTES } from "./log-tail-route.js";
 import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
@@ -217,7 +217,7 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
 }
 
 /** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...ENVIRONMENT_FEATURE_ROUTES, ...TRACKED_DATA_ROUTES, ...COMPANY_LIST_ROUTES, ...LOG_TAIL_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...ENVIRONMENT_FEATURE_ROUTES, ...TRACKED_DATA_ROUTES, ...ENTITY_LIST_ROUTES, ...LOG_TAIL_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
 
 export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);

@@ -3,7 +3,7 @@ import { api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord,
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
-import { Companies, CompanyDetail, UserDetail } from "./pages/Companies";
+import { CompanyDetail, EntityList, UserDetail } from "./pages/Companies";
 import { Feedback } from "./pages/Feedback";
 import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
@@ -124,6 +124,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   const nav = [
     ["/", "Features"],
     ["/companies", "Companies"],
+    ["/users", "Users"],
     ["/feedback", "Feedback"],
     ["/keys", "Keys & SDKs"],
     ["/events", "Live events"],
@@ -145,7 +146,8 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
     if (featureMatch) content = <FeatureDetail scope={context} featureKey={decodeURIComponent(featureMatch[1]!)} />;
     else if (companyMatch) content = <CompanyDetail scope={context} companyId={decodeURIComponent(companyMatch[1]!)} />;
     else if (userMatch) content = <UserDetail scope={context} userId={decodeURIComponent(userMatch[1]!)} />;
-    else if (route.path === "/companies") content = <Companies scope={context} />;
+    else if (route.path === "/companies") content = <EntityList scope={context} kind="companies" />;
+    else if (route.path === "/users") content = <EntityList scope={context} kind="users" />;
     else if (route.path === "/feedback") content = <Feedback scope={context} />;
     else if (route.path === "/keys") content = <Keys scope={context} />;
     else if (route.path === "/events") content = <LiveEvents scope={context} />;

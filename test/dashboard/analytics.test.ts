@@ -61,6 +61,17 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await screenshot(harness, page, "companies");
   });
 
+  it("lists users too, searched by prefix", async () => {
+    await page.getByRole("link", { name: "Users", exact: true }).click();
+    await page.getByRole("link", { name: "u-c-049" }).waitFor();
+    expect(await companyLinks()).toEqual(ids.slice(0, 50).map((id) => `u-${id}`));
+    await page.getByLabel("User id starts with").fill("u-c-05");
+    await page.getByRole("link", { name: "u-c-059" }).waitFor();
+    expect(await companyLinks()).toEqual(ids.slice(50).map((id) => `u-${id}`));
+    await page.getByRole("link", { name: "Companies", exact: true }).click();
+    await page.getByRole("link", { name: "c-049" }).waitFor();
+  });
+
   it("shows a company's attributes, users, feature states and feedback", async () => {
     await page.getByLabel("Company id starts with").fill("c-001");
     await page.getByRole("link", { name: "c-001" }).click();

@@ -99,6 +99,7 @@ const CELLS: Cell[] = [
   { method: "GET", path: `${E}/feedback`, expected: READ },
   { method: "GET", path: `${E}/prompt-events`, expected: READ },
   { method: "GET", path: `${E}/companies`, expected: READ },
+  { method: "GET", path: `${E}/users`, expected: READ },
   { method: "GET", path: `${E}/log-tails`, expected: READ },
   { method: "GET", path: `${E}/analytics/features`, expected: READ },
   { method: "GET", path: `${E}/analytics/features/:key/companies`, expected: READ },

@@ -5,7 +5,7 @@ import { ErrorMessage, Page, useLoad, when } from "../ui";
 import { windowOf } from "./Adoption";
 import { loadFeedback, type FeedbackEntry } from "./Feedback";
 
-interface CompanyRow {
+interface EntityRow {
   id: string;
   attributes: Record<string, unknown>;
   firstSeen: string | null;
@@ -14,54 +14,63 @@ interface CompanyRow {
 
 const PAGE = 50;
 
-/** Companies of the environment, a page at a time from the server (100,000 companies never reach the page at once). */
-export function Companies({ scope }: { scope: Scope }) {
+/** Companies or users of the environment, a page at a time from the server (100,000 never reach the page at once). */
+export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | "users" }) {
   const [prefix, setPrefix] = useState("");
   const [after, setAfter] = useState<string[]>([]);
   const cursor = after[after.length - 1];
-  useEffect(() => setAfter([]), [scope.environmentId]);
+  useEffect(() => {
+    setAfter([]);
+    setPrefix("");
+  }, [scope.environmentId, kind]);
   const page = useLoad(() => {
     const query = new URLSearchParams({ limit: String(PAGE) });
     if (prefix) query.set("prefix", prefix);
     if (cursor) query.set("after", cursor);
-    return get<{ companies: CompanyRow[]; next: string | null }>(`/admin/environments/${enc(scope.environmentId)}/companies?${query}`);
-  }, [scope.environmentId, prefix, cursor]);
+    return get<Record<string, EntityRow[]> & { next: string | null }>(`/admin/environments/${enc(scope.environmentId)}/${kind}?${query}`);
+  }, [scope.environmentId, kind, prefix, cursor]);
+  const rows = (page.data?.[kind] ?? []) as EntityRow[];
+  const singular = kind === "companies" ? "Company" : "User";
   return (
-    <Page title="Companies">
+    <Page title={kind === "companies" ? "Companies" : "Users"}>
       <div class="toolbar">
         <label>
-          Company id starts with
-          <input type="search" value={prefix} onInput={(event) => {
+          {singular} id starts with
+          <input
+            type="search"
+            value={prefix}
+            onInput={(event) => {
               // A new search starts at its first page, in the same render (no request with the old cursor).
               setAfter([]);
               setPrefix((event.currentTarget as HTMLInputElement).value);
-            }} />
+            }}
+          />
         </label>
       </div>
       <ErrorMessage error={page.error} />
       <table class="list">
         <thead>
           <tr>
-            <th scope="col">Company</th>
+            <th scope="col">{singular}</th>
             <th scope="col">Name</th>
             <th scope="col">Last seen</th>
             <th scope="col">First seen</th>
           </tr>
         </thead>
         <tbody>
-          {page.data?.companies.map((company) => (
+          {rows.map((row) => (
             <tr>
               <td>
-                <a href={`#/companies/${enc(company.id)}`}>{company.id}</a>
+                <a href={`#/${kind}/${enc(row.id)}`}>{row.id}</a>
               </td>
-              <td>{typeof company.attributes.name === "string" ? company.attributes.name : "—"}</td>
-              <td>{when(company.lastSeen)}</td>
-              <td>{when(company.firstSeen)}</td>
+              <td>{typeof row.attributes.name === "string" ? row.attributes.name : "—"}</td>
+              <td>{when(row.lastSeen)}</td>
+              <td>{when(row.firstSeen)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {page.data && page.data.companies.length === 0 && <p class="muted">No companies{prefix ? " match" : " tracked yet"}.</p>}
+      {page.data && rows.length === 0 && <p class="muted">None{prefix ? " match" : " tracked yet"}.</p>}
       <div class="actions">
         <button type="button" class="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>
           Previous page
