@@ -1,12 +1,12 @@
 /**
  * The dashboard's built files (Vite's output in dist/dashboard), read once on first request and kept in memory with
- * their brotli and gzip forms: a few hundred KiB, compressed once instead of on every request. Nothing here runs
- * until a dashboard page is asked for, so the SDK paths never pay for it.
+ * the brotli and gzip forms `npm run build` wrote beside them (tools/dashboard/precompress.ts): a few hundred KiB,
+ * compressed at build time so that the service's event loop only reads files. Nothing here runs until a dashboard
+ * page is asked for, so the SDK paths never pay for it.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative, resolve, sep } from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /** Where `npm run build` puts the dashboard: dist/dashboard, beside dist/src (this file compiles to dist/src/web). */
 export const DEFAULT_DASHBOARD_DIR = resolve(import.meta.dirname, "../../dashboard");
@@ -25,7 +25,9 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** Types worth compressing; images and fonts are compressed already. */
-const COMPRESSIBLE = new Set([".html", ".js", ".css", ".svg", ".json", ".txt", ".map"]);
+export const COMPRESSIBLE_EXTENSIONS: ReadonlySet<string> = new Set([".html", ".js", ".css", ".svg", ".json", ".txt", ".map"]);
+/** Below a packet's worth, compression saves nothing that matters. */
+export const COMPRESS_MIN_BYTES = 1024;
 
 export interface StaticAsset {
   contentType: string;
@@ -53,11 +55,9 @@ function assetOf(path: string, immutable: boolean): StaticAsset {
     etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 22)}"`,
     identity,
   };
-  // Below a packet's worth, compression saves nothing that matters.
-  if (COMPRESSIBLE.has(extension) && identity.length > 1024) {
-    asset.br = brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
-    asset.gzip = gzipSync(identity, { level: 9 });
-  }
+  // Served compressed only when the build wrote the compressed forms (a bare `vite build` serves identity).
+  if (existsSync(`${path}.br`)) asset.br = readFileSync(`${path}.br`);
+  if (existsSync(`${path}.gz`)) asset.gzip = readFileSync(`${path}.gz`);
   return asset;
 }
 
@@ -81,6 +81,7 @@ export class StaticAssets {
     const files = new Map<string, StaticAsset>();
     if (existsSync(this.directory)) {
       for (const path of listFiles(this.directory)) {
+        if (path.endsWith(".br") || path.endsWith(".gz")) continue;
         const name = relative(this.directory, path).split(sep).join("/");
         files.set(name, assetOf(path, name.startsWith("assets/")));
       }
