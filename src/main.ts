@@ -56,7 +56,7 @@ export interface RunningService {
  * to both); without it, one router has everything. Routes go where their path prefix says, so a route added later
  * lands on the right port without a second list.
  */
-function buildRouters(splitAdmin: boolean): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
+function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefined): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
   const sdk = new Router<RouteSpec<Services>>();
   const admin = splitAdmin ? new Router<RouteSpec<Services>>() : sdk;
   const add = (method: HttpMethod, pattern: string, spec: RouteSpec<Services>) => (isAdminSurface(pattern) ? admin : sdk).add(method, pattern, spec);
@@ -65,7 +65,7 @@ function buildRouters(splitAdmin: boolean): { sdk: Router<RouteSpec<Services>>; 
     if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
   }
   addAdminRoutes({ add });
-  for (const [method, pattern, spec] of createDashboardRoutes()) add(method, pattern, spec as RouteSpec<Services>);
+  for (const [method, pattern, spec] of createDashboardRoutes({ sdkPort: () => (splitAdmin ? sdkPort() : undefined) })) add(method, pattern, spec as RouteSpec<Services>);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
   for (const [method, pattern, spec] of frontFacing) add(method, pattern, spec);
   return { sdk, admin };
@@ -149,12 +149,14 @@ export async function startService(config: Config, log: Logger = createLogger(co
     isDraining: () => draining,
   };
 
-  const routers = buildRouters(config.adminPort !== undefined);
+  let boundPort: number | undefined;
+  const routers = buildRouters(config.adminPort !== undefined, () => boundPort);
   const limits = { maxUrlLength: 32 * 1024, idleTimeoutSeconds: 10 };
   const frontEnd = adapters.createFrontEnd(createApiCore(services, routers.sdk), limits);
   const adminFrontEnd = config.adminPort === undefined ? undefined : adapters.createFrontEnd(createApiCore(services, routers.admin), limits);
   const adminPort = adminFrontEnd ? await adminFrontEnd.listen(config.host, config.adminPort!) : undefined;
   const port = await frontEnd.listen(config.host, config.port);
+  boundPort = port;
   const frontEnds = adminFrontEnd ? [frontEnd, adminFrontEnd] : [frontEnd];
 
   const crossProcessPoll = setInterval(() => {

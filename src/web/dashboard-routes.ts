@@ -1,4 +1,4 @@
-import { errorFor } from "../api/responses.js";
+import { errorFor, ok } from "../api/responses.js";
 import type { RouteContext, RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
@@ -44,6 +44,12 @@ function answer(asset: StaticAsset, request: RouteContext<unknown>["request"]): 
   return { status: 200, headers, body: asset.identity };
 }
 
+/** Facts about the running service the dashboard shows (SDK snippets need the SDK port). */
+export interface DashboardServiceInfo {
+  /** The SDK port when the admin surface has a port of its own; undefined otherwise (SDKs use the page's origin). */
+  sdkPort(): number | undefined;
+}
+
 function notBuilt(): ApiResponse {
   return errorFor("ROUTE_NOT_FOUND", "The dashboard is not built: run `npm run build` (npm start does).");
 }
@@ -52,7 +58,10 @@ function notBuilt(): ApiResponse {
  * API.md §9: `/dashboard/` serves the single-page app (its views live after `#`, so one HTML file answers every
  * page), `/dashboard/assets/*` its hashed files, and `/` redirects there.
  */
-export function createDashboardRoutes(assets = new StaticAssets()): [HttpMethod, string, RouteSpec<unknown>][] {
+export function createDashboardRoutes(
+  service: DashboardServiceInfo = { sdkPort: () => undefined },
+  assets = new StaticAssets(),
+): [HttpMethod, string, RouteSpec<unknown>][] {
   const file = (name: (context: RouteContext<unknown>) => string): RouteSpec<unknown> => ({
     access: "public",
     bodyLimit: 0,
@@ -66,6 +75,8 @@ export function createDashboardRoutes(assets = new StaticAssets()): [HttpMethod,
   return [
     ["GET", "/", { access: "public", bodyLimit: 0, cors: false, handle: () => ({ status: 302, headers: { location: "/dashboard/" }, body: "" }) }],
     ["GET", "/dashboard", file(() => "index.html")],
+    // What the page cannot know from its own URL: the SDK port, when the dashboard is on a separate admin port.
+    ["GET", "/dashboard/service.json", { access: "public", bodyLimit: 0, cors: false, handle: () => ok({ sdkPort: service.sdkPort() ?? null }) }],
     ["GET", "/dashboard/assets/:file", file((context) => `assets/${context.params.file}`)],
     ["GET", "/dashboard/:file", file((context) => context.params.file!)],
   ];

@@ -5,7 +5,9 @@
  * in Chromium without a CSP violation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, screenshot, startHarness, type Harness } from "./support.js";
+import { createMember } from "../support/accounts.js";
+import { request } from "../support/http.js";
+import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
   let harness: Harness;
@@ -72,6 +74,19 @@ describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
     expect(page.url()).toBe(`${adminUrl}/dashboard/`);
     await expectNoSeriousA11yViolations(page, "first-start page");
     await screenshot(harness, page, "first-start");
+    expectCleanConsole(errors);
+    await context.close();
+  });
+
+  it("fills the SDK snippets with the SDK port when the dashboard is on the admin port", async () => {
+    expect(await (await fetch(`${adminUrl}/dashboard/service.json`)).json()).toEqual({ success: true, sdkPort: harness.server.port });
+    await createMember(adminUrl, harness.server.adminToken, OWNER.email, "owner");
+    expect((await request(adminUrl, "POST", "/admin/apps", { token: harness.server.adminToken, body: { name: "Acme" } })).status).toBe(200);
+    const { page, errors, context } = await harness.open();
+    await signInByKeyboard(page, adminUrl, OWNER.email, OWNER.password);
+    await page.getByRole("link", { name: "Keys & SDKs" }).click();
+    await expect.poll(() => page.getByLabel(/API base URL/).inputValue()).toBe(harness.server.url);
+    expect(await page.locator("pre.code").first().textContent()).toContain(`apiBaseUrl: "${harness.server.url}"`);
     expectCleanConsole(errors);
     await context.close();
   });

@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Scope } from "../App";
-import { api, enc } from "../api";
+import { api, enc, get } from "../api";
 import { ErrorMessage, Page } from "../ui";
 
 /** Snippets for the four official SDKs with `apiBaseUrl` filled in. */
@@ -31,6 +31,13 @@ export function Keys({ scope }: { scope: Scope }) {
   const [fresh, setFresh] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [apiBaseUrl, setApiBaseUrl] = useState(location.origin);
+  // With a separate admin port, SDKs talk to the service's other port: the service says which.
+  useEffect(() => {
+    get<{ sdkPort: number | null }>("/dashboard/service.json").then(
+      (answer) => answer.sdkPort !== null && setApiBaseUrl(`${location.protocol}//${location.hostname}:${answer.sdkPort}`),
+      (caught: unknown) => setError(caught),
+    );
+  }, []);
   const environment = app.environments.find((each) => each.id === environmentId)!;
 
   const rotate = async (kind: "publishable" | "secret") => {
