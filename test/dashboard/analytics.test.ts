@@ -110,6 +110,9 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await page.getByRole("link", { name: "huddle", exact: true }).click();
     const funnel = page.getByTestId("funnel");
     await funnel.waitFor();
+    // "Try it" offers the tracked companies and users to pick from.
+    await expect.poll(() => page.locator("#tracked-companies option").count()).toBe(60);
+    expect(await page.locator("#tracked-users option").count()).toBe(60);
     const figures = Object.fromEntries(
       await funnel.locator("div").evaluateAll((boxes) => boxes.map((box) => [box.querySelector("dt")!.textContent, box.querySelector("dd")!.textContent])),
     );

@@ -15,7 +15,14 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
   const [result, setResult] = useState<Evaluated | undefined>();
   const [triedFor, setTriedFor] = useState<string | undefined>();
   // Tracked companies to pick from (the first page; typing any id works too): their stored attributes fill the context.
-  const tracked = useLoad(() => get<{ companies: { id: string }[] }>(`/admin/environments/${enc(environmentId)}/companies?limit=100`), [environmentId]);
+  const tracked = useLoad(
+    () =>
+      Promise.all([
+        get<{ companies: { id: string }[] }>(`/admin/environments/${enc(environmentId)}/companies?limit=100`),
+        get<{ users: { id: string }[] }>(`/admin/environments/${enc(environmentId)}/users?limit=100`),
+      ]).then(([companies, users]) => ({ companies: companies.companies, users: users.users })),
+    [environmentId],
+  );
   const [error, setError] = useState<unknown>();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -45,7 +52,12 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
       <form onSubmit={submit} class="inline">
         <label>
           User id
-          <input name="userId" />
+          <input name="userId" list="tracked-users" />
+          <datalist id="tracked-users">
+            {tracked.data?.users.map((user) => (
+              <option value={user.id} />
+            ))}
+          </datalist>
         </label>
         <label>
           Company id
