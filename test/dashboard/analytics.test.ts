@@ -68,6 +68,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await page.getByLabel("User id starts with").fill("u-c-05");
     await page.getByRole("link", { name: "u-c-059" }).waitFor();
     expect(await companyLinks()).toEqual(ids.slice(50).map((id) => `u-${id}`));
+    await expectNoSeriousA11yViolations(page, "users list");
+    await screenshot(harness, page, "users");
     await page.getByRole("link", { name: "Companies", exact: true }).click();
     await page.getByRole("link", { name: "c-049" }).waitFor();
   });
@@ -86,8 +88,11 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await screenshot(harness, page, "company");
     await page.getByRole("link", { name: "u-c-001" }).click();
     await page.getByRole("heading", { name: "User u-c-001" }).waitFor();
-    await page.getByRole("link", { name: "c-001" }).waitFor();
+    await page.getByRole("link", { name: "c-001" }).first().waitFor();
     expect(await page.getByText("No attributes.").count()).toBe(1);
+    expect(await page.getByRole("cell", { name: "Love huddles" }).count()).toBe(1);
+    await expectNoSeriousA11yViolations(page, "user detail");
+    await screenshot(harness, page, "user");
   });
 
   it("lists feedback and filters it by feature and score", async () => {

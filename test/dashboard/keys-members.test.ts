@@ -149,6 +149,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     const resetUrl = /http\S+/.exec((await link.locator("code").textContent())!)![0];
     const { page: sam, context: samContext } = await harness.open();
     await sam.goto(resetUrl);
+    await sam.getByRole("heading", { name: "Choose a new password" }).waitFor();
+    await expectNoSeriousA11yViolations(sam, "password reset page");
     await sam.getByLabel(/New password/).fill("a brand new passphrase");
     await sam.getByRole("button", { name: "Set password" }).click();
     await sam.getByText("Password set: sign in with it.").waitFor();

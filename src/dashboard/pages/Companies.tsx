@@ -162,10 +162,14 @@ export function CompanyDetail({ scope, companyId }: { scope: Scope; companyId: s
   );
 }
 
-/** One user: attributes and companies. */
+/** One user: attributes, companies, feedback. */
 export function UserDetail({ scope, userId }: { scope: Scope; userId: string }) {
   const user = useLoad(
-    () => get<{ user: { id: string; attributes: Record<string, unknown>; firstSeen: string; lastSeen: string | null; companyIds: string[] } }>(`/admin/environments/${enc(scope.environmentId)}/users/${enc(userId)}`),
+    () =>
+      Promise.all([
+        get<{ user: { id: string; attributes: Record<string, unknown>; firstSeen: string; lastSeen: string | null; companyIds: string[] } }>(`/admin/environments/${enc(scope.environmentId)}/users/${enc(userId)}`),
+        loadFeedback(scope.environmentId),
+      ]).then(([answer, feedback]) => ({ user: answer.user, feedback: feedback.filter((entry) => entry.userId === userId) })),
     [scope.environmentId, userId],
   );
   const u = user.data?.user;
@@ -190,6 +194,8 @@ export function UserDetail({ scope, userId }: { scope: Scope; userId: string }) 
                   </>
                 ))}
           </p>
+          <h3>Feedback</h3>
+          {user.data!.feedback.length === 0 ? <p class="muted">None.</p> : <FeedbackList entries={user.data!.feedback} />}
         </section>
       )}
     </Page>
