@@ -5,6 +5,7 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./records.js";
 
 export interface FeatureChanges {
+  name?: string | null;
   description?: string | null;
   link?: string | null;
   stage?: string | null;
@@ -109,6 +110,7 @@ export class FeatureRepository {
     const base: FeatureRecord = previous ?? {
       id: newId,
       key: featureKey,
+      name: null,
       description: null,
       link: null,
       stage: null,

@@ -29,8 +29,8 @@ export interface ChangeBodies {
   "app.create": { app: AppRecord; trackingKeyDigest: string; environments: EnvironmentRecord[] };
   "environment.create": { environment: EnvironmentRecord };
   "key.rotate": { environmentId: string; kind: "publishable" | "secret"; digest: string; hint: string };
-  /** `featureId` is used only if the change creates the feature. */
-  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges };
+  /** `featureId` is used only if the change creates the feature; `createOnly` refuses a key that exists (409). */
+  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges; createOnly?: boolean };
   "feature.archive": { appId: string; featureKey: string };
   "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
