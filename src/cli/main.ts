@@ -28,7 +28,7 @@ $SWITCHYARD_DATA_DIR/admin-token):
   switchyard envs create APP_ID NAME
   switchyard keys rotate ENV_ID publishable|secret
   switchyard features list APP_ID
-  switchyard features put APP_ID KEY [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
+  switchyard features put APP_ID KEY [--name NAME] [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
   switchyard features archive APP_ID KEY
   switchyard features show ENV_ID KEY
   switchyard targeting set ENV_ID KEY FILE.json    (FILE holds {"rules": [...]})
@@ -199,6 +199,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
       return client.call("GET", `/admin/apps/${segment(first, "APP_ID")}/features`);
     case "features put": {
       const body: Record<string, unknown> = {};
+      if (values.name !== undefined) body.name = values.name === "" ? null : values.name;
       if (values.description !== undefined) body.description = values.description;
       if (values.link !== undefined) body.link = values.link;
       if (values.stage !== undefined) body.stage = values.stage;
