@@ -16,6 +16,7 @@ import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
 import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
+import { STAGE_ROUTES } from "../stages/stage-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
 import { presentApp, presentFeature } from "./present.js";
 
@@ -219,6 +220,7 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...ADMIN_ROUTES,
   ...TRACKED_DATA_ROUTES,
   ...ANALYTICS_ROUTES,
+  ...STAGE_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REFLAG_API_ROUTES,
 ];

@@ -120,9 +120,23 @@ export class FeatureRepository {
       archivedAt: null,
     };
     const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
+    // A stage written as a plain label takes the feature out of any release stage it was put in.
+    if (changes.stage !== undefined) feature.stageId = null;
     this.features.put(key(appId, "key", featureKey), feature);
     this.featureIds.put(key(appId, "id", feature.id), featureKey);
     return { feature, previous, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };
+  }
+
+  /**
+   * Puts a live feature in a release stage (its label and id) without bumping any flagStateVersion: the caller
+   * writes the stage's targeting next, which bumps each environment once. Undefined when there is no such feature.
+   */
+  writeStage(appId: string, featureKey: string, stageId: string | null, stageName: string | null): { feature: FeatureRecord; previous: FeatureRecord } | undefined {
+    const previous = this.getFeature(appId, featureKey);
+    if (!previous) return undefined;
+    const feature: FeatureRecord = { ...previous, stage: stageName, stageId };
+    this.features.put(key(appId, "key", featureKey), feature);
+    return { feature, previous };
   }
 
   /** Archives a feature: it disappears from every environment's answers. Undefined when there was none. */

@@ -7,6 +7,8 @@ export interface FeatureRecord {
   description: string | null;
   link: string | null;
   stage: string | null;
+  /** The app release stage the feature was put in (API.md §10); absent or null when `stage` is only a label. */
+  stageId?: string | null;
   createdAt: string;
   optInEnabled: boolean;
   /** Extra event names that count as usage of this feature (analytics). */
