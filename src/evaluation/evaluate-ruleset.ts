@@ -79,7 +79,7 @@ function evaluateFeature(
 export function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]): OptInItem {
   const userOptedIn = optIns?.user.has(feature.key) === true;
   const companyOptedIn = optIns?.company.has(feature.key) === true;
-  return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.key, description: feature.optIn?.description ?? null };
+  return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.optIn?.name ?? feature.key, description: feature.optIn?.description ?? null };
 }
 
 function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {

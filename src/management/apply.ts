@@ -5,11 +5,13 @@ import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { ACCOUNT_APPLIERS } from "./apply-accounts.js";
 import { CONFIGURATION_APPLIERS } from "./apply-configuration.js";
+import { STAGE_APPLIERS } from "./apply-stages.js";
+import { StageRepository } from "../stages/stage-repository.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...ACCOUNT_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...ACCOUNT_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
@@ -25,6 +27,7 @@ export class ChangeApplier {
       store,
       tenancy: new TenancyRepository(store),
       features: new FeatureRepository(store),
+      stages: new StageRepository(store),
       accounts: new AccountRepository(store),
       audit: new AuditLog(store),
     };

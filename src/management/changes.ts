@@ -11,7 +11,20 @@ import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
+import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
+
+export interface StageChanges {
+  name?: string;
+  order?: number;
+  targeting?: StageRecord["targeting"];
+}
+
+/** A feature whose targeting a stage wrote: the new version in each environment. */
+export interface StagedFeature {
+  feature: FeatureRecord;
+  environments: { environmentId: string; version: number; flagStateVersion: number }[];
+}
 
 /** What every change carries besides its own fields. */
 export interface ChangeEnvelope {
@@ -29,12 +42,18 @@ export interface ChangeBodies {
   "app.create": { app: AppRecord; trackingKeyDigest: string; environments: EnvironmentRecord[] };
   "environment.create": { environment: EnvironmentRecord };
   "key.rotate": { environmentId: string; kind: "publishable" | "secret"; digest: string; hint: string };
-  /** `featureId` is used only if the change creates the feature. */
-  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges };
+  /** `featureId` is used only if the change creates the feature; `createOnly` refuses a key that exists (409). */
+  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges; createOnly?: boolean };
   "feature.archive": { appId: string; featureKey: string };
   "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
   "analytics.rebuild": { environmentId: string };
+  "stage.create": { appId: string; stage: StageRecord };
+  /** `reapply`: write the stage's (new) targeting to every feature in it, in every environment. */
+  "stage.update": { appId: string; stageId: string; fields: StageChanges; reapply: boolean };
+  "stage.delete": { appId: string; stageId: string };
+  /** Puts a feature in a stage: its label, and the stage's targeting as a new version in every environment. */
+  "feature.stage": { appId: string; featureKey: string; stageId: string };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -62,6 +81,10 @@ export interface ChangeResults {
   "rules.put": { state: EnvironmentFeatureState; flagStateVersion: number };
   "analytics.settings": { settings: AnalyticsSettings };
   "analytics.rebuild": { report: RebuildReport };
+  "stage.create": { stage: StageRecord };
+  "stage.update": { stage: StageRecord; reapplied: StagedFeature[] };
+  "stage.delete": { stage: StageRecord };
+  "feature.stage": StagedFeature;
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -94,6 +117,10 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "rules.put",
   "analytics.settings",
   "analytics.rebuild",
+  "stage.create",
+  "stage.update",
+  "stage.delete",
+  "feature.stage",
   "member.create",
   "member.update",
   "member.remove",
