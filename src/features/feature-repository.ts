@@ -5,6 +5,7 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./records.js";
 
 export interface FeatureChanges {
+  name?: string;
   description?: string | null;
   link?: string | null;
   stage?: string | null;

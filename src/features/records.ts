@@ -2,6 +2,8 @@
 export interface FeatureRecord {
   id: string;
   key: string;
+  /** Display name; absent on features made before names existed, which then show their key. */
+  name?: string;
   description: string | null;
   link: string | null;
   stage: string | null;
