@@ -11,6 +11,10 @@ import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { Services } from "../services.js";
+import { AUTHORIZE_ROUTES } from "./oauth/authorize-routes.js";
+import { OAUTH_METADATA_ROUTES } from "./oauth/metadata-routes.js";
+import { REGISTER_ROUTES } from "./oauth/register-route.js";
+import { TOKEN_ROUTES } from "./oauth/token-route.js";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, serviceOrigin } from "./service-origin.js";
 
 type Context = RouteContext<Services>;
@@ -89,4 +93,8 @@ export const MCP_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ["POST", MCP_PATH, mcpRoute(BODY_LIMITS.admin, handlePost)],
   ["GET", MCP_PATH, mcpRoute(BODY_LIMITS.none, noStream)],
   ["DELETE", MCP_PATH, mcpRoute(BODY_LIMITS.none, noStream)],
+  ...OAUTH_METADATA_ROUTES,
+  ...REGISTER_ROUTES,
+  ...AUTHORIZE_ROUTES,
+  ...TOKEN_ROUTES,
 ];
