@@ -67,6 +67,21 @@ describe(`MCP endpoint (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`
     }
   });
 
+  it("takes the admin token too, refuses environment keys (403) and browser sessions (401)", async () => {
+    const asAdmin = await connectMcp(`${server.url}/api/mcp`, { token: server.adminToken });
+    expect((await asAdmin.call("list_apps")).isError).toBe(false);
+    await asAdmin.close();
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/api/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    expect((await post({ authorization: `Bearer ${keys.production.secretKey}` })).status).toBe(403);
+    const session = await signIn(server.url, "dev@mcp.test");
+    expect((await post({ cookie: `switchyard_session=${session.cookie}`, "x-csrf-token": session.csrfToken })).status).toBe(401);
+  });
+
   it("lists the tools, each with a JSON Schema for its input and a description", async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
