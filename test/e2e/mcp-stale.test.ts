@@ -5,9 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
 import { FeatureRepository } from "../../src/features/feature-repository.js";
-import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import type { KvStore } from "../../src/storage/kv.js";
 import { migrateStore } from "../../src/storage/schema-version.js";
 import { planApp, TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
@@ -26,7 +24,11 @@ describe(`stale flags over MCP (${NATIVE_MODE === "0" ? "native-free" : "native"
 
   beforeAll(async () => {
     dataDir = makeDataDir();
-    const store: KvStore = NATIVE_MODE === "0" ? await LogStore.open({ path: dataDir, durability: "commit" }) : new LmdbStore({ path: dataDir, durability: "commit" });
+    // Each twin's own store, loaded only for its twin: the native-free run must not need lmdb's binary.
+    const store: KvStore =
+      NATIVE_MODE === "0"
+        ? await (await import("../../native-free/storage/log-store.js")).LogStore.open({ path: dataDir, durability: "commit" })
+        : new (await import("../../src/storage/lmdb-store.js")).LmdbStore({ path: dataDir, durability: "commit" });
     await migrateStore(store);
     planned = planApp("Old app", daysAgo(60).toISOString());
     await store.write(() => new TenancyRepository(store).insertApp(planned.app, planned.trackingKeyDigest, planned.environments.map((environment) => environment.record)));
