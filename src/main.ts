@@ -16,6 +16,7 @@ import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLiveRoutes } from "./live/live-routes.js";
+import { MCP_ROUTES } from "./mcp/mcp-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
@@ -51,6 +52,7 @@ function buildRouter(): Router<RouteSpec<Services>> {
   const router = new Router<RouteSpec<Services>>();
   for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
   addAdminRoutes(router);
+  for (const [method, pattern, spec] of MCP_ROUTES) router.add(method, pattern, spec);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
   for (const [method, pattern, spec] of frontFacing) router.add(method, pattern, spec);
   return router;

@@ -49,6 +49,8 @@ export interface AccountsConfig {
   readonly signInWindowMs: number;
   /** log2 of scrypt's N for new password hashes (stored with each hash, so a change applies to new passwords). */
   readonly passwordCost: number;
+  /** How long an access token issued through OAuth (an editor's MCP sign-in) stays valid. */
+  readonly oauthTokenTtlMs: number;
 }
 
 const integerFrom = (minimum: number, maximum: number) =>
@@ -81,6 +83,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SSE_MAX_STREAMS: v.optional(integerFrom(1, 1_000_000), "10000"),
   SWITCHYARD_PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an http(s) origin such as https://flags.example.com"))),
   // Tests shorten both to see expiry without waiting hours; below 100 ms a session could not survive one request.
+  SWITCHYARD_OAUTH_TOKEN_TTL_MS: v.optional(integerFrom(1000, 366 * 86_400_000), String(30 * 86_400_000)),
   SWITCHYARD_SESSION_IDLE_MS: v.optional(integerFrom(100, 31 * 86_400_000), String(2 * 3_600_000)),
   SWITCHYARD_SESSION_ABSOLUTE_MS: v.optional(integerFrom(100, 366 * 86_400_000), String(12 * 3_600_000)),
   SWITCHYARD_SIGNIN_MAX_FAILURES: v.optional(integerFrom(1, 1_000_000), "5"),
@@ -134,6 +137,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       signInMaxFailuresPerAddress: input.SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS,
       signInWindowMs: input.SWITCHYARD_SIGNIN_WINDOW_MS,
       passwordCost: input.SWITCHYARD_PASSWORD_COST,
+      oauthTokenTtlMs: input.SWITCHYARD_OAUTH_TOKEN_TTL_MS,
     }),
   });
 }

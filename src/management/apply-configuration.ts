@@ -22,8 +22,10 @@ const FEATURE_FIELDS = ["name", "description", "link", "stage", "optInEnabled", 
 function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): Record<string, { from: unknown; to: unknown }> {
   const diff: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of FEATURE_FIELDS) {
-    const from = before ? before[field] : null;
-    if (JSON.stringify(from) !== JSON.stringify(after[field])) diff[field] = { from, to: after[field] };
+    // `name` is optional on stored features: absent reads as null.
+    const from = (before ? before[field] : null) ?? null;
+    const to = after[field] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) diff[field] = { from, to };
   }
   return diff;
 }

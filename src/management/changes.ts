@@ -5,7 +5,7 @@
  * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
  */
 import type { Actor } from "../accounts/principal.js";
-import type { AdminTokenRecord, MemberRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
+import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
 import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
@@ -69,6 +69,12 @@ export interface ChangeBodies {
   "credential.touch": { credential: "session" | "token"; digest: string };
   "admin-token.rotate": { digest: string; hint: string };
   "admin-token.disable": Record<string, never>;
+  /** An editor registering itself for the MCP OAuth flow (RFC 7591). Bookkeeping, not audited: anyone may register. */
+  "oauth-client.register": { client: OAuthClientRecord };
+  /** A member approving an editor: a one-time authorization code. */
+  "oauth-code.issue": { digest: string; code: OAuthCodeRecord };
+  /** The editor redeeming that code (PKCE checked by the route): the code goes, an expiring API token comes. */
+  "oauth-code.redeem": { codeDigest: string; tokenDigest: string; token: TokenRecord };
 }
 
 /** What applying each kind of change answers with. */
@@ -98,6 +104,9 @@ export interface ChangeResults {
   "credential.touch": { touched: boolean };
   "admin-token.rotate": { adminToken: AdminTokenRecord };
   "admin-token.disable": { adminToken: AdminTokenRecord };
+  "oauth-client.register": { client: OAuthClientRecord };
+  "oauth-code.issue": { code: OAuthCodeRecord };
+  "oauth-code.redeem": { token: TokenRecord };
 }
 
 export type ChangeType = keyof ChangeBodies;
@@ -134,4 +143,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "credential.touch",
   "admin-token.rotate",
   "admin-token.disable",
+  "oauth-client.register",
+  "oauth-code.issue",
+  "oauth-code.redeem",
 ];
