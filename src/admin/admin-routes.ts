@@ -15,6 +15,7 @@ import type { EnvironmentRecord } from "../tenancy/records.js";
 import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
+import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
 import { presentApp, presentFeature } from "./present.js";
 
@@ -214,7 +215,7 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
 }
 
 /** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...SURVEY_ROUTES, ...ACCOUNT_ROUTES];
 
 export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);

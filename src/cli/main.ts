@@ -10,6 +10,7 @@ import { adminTokenCommand, audit, members, tokens } from "./account-commands.js
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
+import { SURVEY_USAGE, surveys } from "./survey-commands.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -59,7 +60,8 @@ answer as JSON instead of a table):
   switchyard analytics company ENV_ID COMPANY_ID [--from D] [--to D]
   switchyard analytics settings ENV_ID [--retention-days N]
   switchyard analytics rebuild ENV_ID
-`;
+
+${SURVEY_USAGE}`;
 
 function credential(explicit: string | undefined): string {
   if (explicit) return explicit;
@@ -180,6 +182,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
     return query.size > 0 ? `?${query}` : "";
   };
   if (area === "analytics") return analytics(client, action, first, second, values);
+  if (area === "surveys") return surveys(client, action, first, second, values);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
     return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
@@ -247,6 +250,11 @@ async function run(): Promise<void> {
       to: { type: "string" },
       json: { type: "boolean" },
       "retention-days": { type: "string" },
+      question: { type: "string" },
+      "after-uses": { type: "string" },
+      "after-days": { type: "string" },
+      "quiet-days": { type: "string" },
+      enabled: { type: "string" },
       role: { type: "string" },
       name: { type: "string" },
       password: { type: "boolean" },

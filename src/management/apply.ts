@@ -5,11 +5,12 @@ import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { ACCOUNT_APPLIERS } from "./apply-accounts.js";
 import { CONFIGURATION_APPLIERS } from "./apply-configuration.js";
+import { SURVEY_APPLIERS } from "./apply-surveys.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...ACCOUNT_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the

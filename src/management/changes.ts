@@ -12,6 +12,7 @@ import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
+import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
 
 /** What every change carries besides its own fields. */
 export interface ChangeEnvelope {
@@ -35,6 +36,8 @@ export interface ChangeBodies {
   "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
   "analytics.rebuild": { environmentId: string };
+  "survey.put": { environmentId: string; featureKey: string; settings: SurveySettings };
+  "survey.remove": { environmentId: string; featureKey: string };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -62,6 +65,8 @@ export interface ChangeResults {
   "rules.put": { state: EnvironmentFeatureState; flagStateVersion: number };
   "analytics.settings": { settings: AnalyticsSettings };
   "analytics.rebuild": { report: RebuildReport };
+  "survey.put": { survey: SurveyRule; created: boolean };
+  "survey.remove": { survey: SurveyRule };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -94,6 +99,8 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "rules.put",
   "analytics.settings",
   "analytics.rebuild",
+  "survey.put",
+  "survey.remove",
   "member.create",
   "member.update",
   "member.remove",

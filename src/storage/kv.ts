@@ -75,6 +75,7 @@ export const TABLES = [
   "members",
   "credentials",
   "audit",
+  "surveys",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 
