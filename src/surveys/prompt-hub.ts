@@ -26,6 +26,8 @@ interface PromptStream {
   readonly userId: string;
   readonly channel: string;
   readonly sink: StreamSink;
+  /** A live-update stream (`/sse/client`) that also carries prompts: its owner keeps it alive and counts it. */
+  readonly shared: boolean;
   /** Prompt ids already written to this stream. */
   readonly sent: Set<string>;
   closed: boolean;
@@ -43,7 +45,7 @@ export function promptFrame(channel: string, prompt: PromptRecord): string {
     promptId: prompt.promptId,
     featureId: prompt.featureId,
   });
-  return `data: ${JSON.stringify({ name: "prompt", channel, data })}\n\n`;
+  return `data: ${JSON.stringify(channel === "" ? { name: "prompt", data } : { name: "prompt", channel, data })}\n\n`;
 }
 
 export class PromptHub {
@@ -91,18 +93,26 @@ export class PromptHub {
     for (const userId of userIds) if (this.hasUser(environmentId, userId)) this.check(environmentId, userId, false);
   }
 
+  /**
+   * Carries prompts on a live-update stream too: the Reflag browser SDK (1.6.1) takes its prompts from the
+   * `/sse/client` stream it opens for flag updates (any message that is not a flag update goes to its prompt
+   * handler), naming the user in its `context` parameter. The live-update hub owns that stream.
+   */
+  share(owner: { environmentId: string; userId: string }, sink: StreamSink): void {
+    const stream: PromptStream = { ...owner, channel: "", sink, shared: true, sent: new Set(), closed: false };
+    this.add(stream);
+    sink.onClose(() => this.detach(stream));
+    this.check(owner.environmentId, owner.userId, true);
+  }
+
   closeAll(): void {
     for (const streams of [...this.byUser.values()]) for (const stream of [...streams]) this.end(stream);
   }
 
   private attach(owner: { environmentId: string; userId: string; channel: string }, sink: StreamSink): void {
-    const stream: PromptStream = { ...owner, sink, sent: new Set(), closed: false };
-    const user = userKey(owner.environmentId, owner.userId);
-    let streams = this.byUser.get(user);
-    if (!streams) this.byUser.set(user, (streams = new Set()));
-    streams.add(stream);
+    const stream: PromptStream = { ...owner, sink, shared: false, sent: new Set(), closed: false };
+    this.add(stream);
     this.perChannel.set(owner.channel, (this.perChannel.get(owner.channel) ?? 0) + 1);
-    this.environments.set(owner.environmentId, (this.environments.get(owner.environmentId) ?? 0) + 1);
     this.total++;
     if (this.total === 1) {
       this.keepAliveTimer = setInterval(() => this.keepAlive(), this.limits.keepAliveMs);
@@ -110,6 +120,14 @@ export class PromptHub {
     }
     sink.onClose(() => this.detach(stream));
     this.check(owner.environmentId, owner.userId, true);
+  }
+
+  private add(stream: PromptStream): void {
+    const user = userKey(stream.environmentId, stream.userId);
+    let streams = this.byUser.get(user);
+    if (!streams) this.byUser.set(user, (streams = new Set()));
+    streams.add(stream);
+    this.environments.set(stream.environmentId, (this.environments.get(stream.environmentId) ?? 0) + 1);
   }
 
   private check(environmentId: string, userId: string, replay: boolean): void {
@@ -151,8 +169,9 @@ export class PromptHub {
     const user = userKey(stream.environmentId, stream.userId);
     const streams = this.byUser.get(user);
     if (streams?.delete(stream) && streams.size === 0) this.byUser.delete(user);
-    decrement(this.perChannel, stream.channel);
     decrement(this.environments, stream.environmentId);
+    if (stream.shared) return;
+    decrement(this.perChannel, stream.channel);
     this.total--;
     if (this.total === 0) {
       clearInterval(this.keepAliveTimer);
@@ -161,7 +180,7 @@ export class PromptHub {
   }
 
   private keepAlive(): void {
-    for (const streams of [...this.byUser.values()]) for (const stream of [...streams]) this.send(stream, KEEP_ALIVE_COMMENT);
+    for (const streams of [...this.byUser.values()]) for (const stream of [...streams]) if (!stream.shared) this.send(stream, KEEP_ALIVE_COMMENT);
   }
 
   private send(stream: PromptStream, chunk: string): void {

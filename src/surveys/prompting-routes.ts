@@ -92,6 +92,24 @@ export function promptingAfterTracking(services: Services, environmentId: string
   prompting.hub.usersTracked(environmentId, users);
 }
 
+/**
+ * A `/sse/client` stream (live flag updates) of a user named in its context also carries that user's prompts,
+ * when the environment has an enabled survey: where the Reflag browser SDK 1.6.1 listens for them.
+ */
+export function withPrompts(services: Services, environmentId: string, userId: string | undefined, response: StreamResponse): StreamResponse {
+  if (userId === undefined) return response;
+  const prompting = promptingOf(services);
+  if (!prompting.prompter.hasActiveSurveys(environmentId)) return response;
+  const start = response.start;
+  return {
+    ...response,
+    start: (sink) => {
+      start(sink);
+      prompting.hub.share({ environmentId, userId }, sink);
+    },
+  };
+}
+
 const UserBody = v.object({ userId: IdSchema }, "must be an object with userId");
 
 function userIdOfQuery(query: string): string {

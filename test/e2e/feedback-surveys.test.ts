@@ -175,6 +175,19 @@ describe("feedback surveys", () => {
     expect(events).toContainEqual(expect.objectContaining({ action: "dismissed", userId: "cy", promptId: prompt!.promptId }));
   });
 
+  it("carries the prompts of the user named in its context on /sse/client (the Reflag SDK's stream)", async () => {
+    const key = env().publishableKey;
+    const context = encodeURIComponent(JSON.stringify({ user: { id: "gus" } }));
+    const live = await openSse(`${server.url}/sse/client?publishableKey=${key}&context=${context}`);
+    streams.push(live);
+    expect(live.status).toBe(200);
+    for (let use = 0; use < 3; use++) await track(key, "gus", "huddle");
+    await live.waitFor((connection) => prompts(connection).length === 1, 2_000);
+    expect(prompts(live)[0]).toMatchObject({ question: "How are huddles working for you?", featureId });
+    // Flag updates still flow on the same stream.
+    expect(live.versions().length).toBeGreaterThan(0);
+  });
+
   it("keeps a quiet period between prompts of different surveys", async () => {
     const key = env().publishableKey;
     await adminRequest(server, "PUT", surveyPath("calls"), { question: "Calls?", afterUses: 1, quietPeriodDays: 30 });
