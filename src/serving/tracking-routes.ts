@@ -49,4 +49,6 @@ export const TRACKING_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ["POST", "/:trackingKey/event", trackingApi("event", BODY_LIMITS.single)],
   ["POST", "/:trackingKey/feedback", trackingApi("feedback", BODY_LIMITS.single)],
   ["POST", "/:trackingKey/bulk", trackingApi("bulk", BODY_LIMITS.bulk)],
+  // `@bucketco/tracking-sdk` 2.4.0 reports its feedback prompts' events here.
+  ["POST", "/:trackingKey/feedback/prompt-events", trackingApi("prompt-event", BODY_LIMITS.single)],
 ];

@@ -173,76 +173,61 @@ function openPromptStream(context: RouteContext<Services>): StreamResponse {
   return prompting.hub.open({ environmentId: owner.environmentId, userId: owner.userId, channel: channels }, { ...STREAM_HEADERS });
 }
 
+const promptingInit = async (context: RouteContext<Services>): Promise<ApiResponse> => {
+  const body = parseJsonBody(context.request.body, context.request.headers["content-type"]);
+  const { userId } = parseOrThrow(v.safeParse, UserBody, body);
+  const channel = await channelFor(context, userId);
+  return channel === undefined ? NOT_OFFERED() : ok({ channel });
+};
+
+const promptingAuth = async (context: RouteContext<Services>): Promise<ApiResponse> => {
+  const userId = userIdOfQuery(context.request.query);
+  const channel = await channelFor(context, userId);
+  if (channel === undefined) return NOT_OFFERED();
+  const { environmentId } = environmentOf(context.principal);
+  const nonce = randomBase62(32);
+  const now = Date.now();
+  const prompts = promptingOf(context.services).prompts;
+  await context.services.store.write(() => prompts.putCredential("token-request", environmentId, channel, nonce, now + TOKEN_REQUEST_TTL_MS));
+  return ok({ keyName: environmentId, clientId: userId, channel, nonce, timestamp: now, ttl: TOKEN_TTL_MS });
+};
+
+const requestToken = async (context: RouteContext<Services>): Promise<ApiResponse> => {
+  const body = parseOrThrow(v.safeParse, TokenRequestBody, parseJsonBody(context.request.body, context.request.headers["content-type"]));
+  const environmentId = context.params.keyName!;
+  if (body.keyName !== environmentId) refusedToken("The token request is for another key.");
+  const prompts = promptingOf(context.services).prompts;
+  const owner = prompts.channel(body.channel);
+  // A request of another environment (or user) is refused like an unknown one: nothing to learn from the answer.
+  if (!owner || owner.environmentId !== environmentId || owner.userId !== body.clientId) refusedToken("The token request is not valid.");
+  const now = Date.now();
+  const token = `tok_${randomBase62(40)}`;
+  const issued = await context.services.store.write(() => {
+    const pending = prompts.credential("token-request", environmentId, body.channel);
+    if (!pending || pending.digest !== digestKey(body.nonce) || pending.expires <= now) return false;
+    prompts.removeCredential("token-request", environmentId, body.channel);
+    prompts.putCredential("token", environmentId, body.channel, token, now + TOKEN_TTL_MS);
+    return true;
+  });
+  if (!issued) refusedToken("The token request is not valid, was used already, or expired.");
+  return ok({
+    token,
+    issued: now,
+    expires: now + TOKEN_TTL_MS,
+    clientId: body.clientId,
+    capability: JSON.stringify({ [body.channel]: ["subscribe"] }),
+  });
+};
+
+/**
+ * The front API's routes, and the same two on the tracking API for `@bucketco/tracking-sdk` 2.4.0, which asks
+ * `<host>/<trackingKey>/feedback/prompting-init` and `…/prompting-auth` (its prompt events: tracking-routes.ts).
+ */
 export const PROMPTING_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
-  [
-    "POST",
-    "/feedback/prompting-init",
-    {
-      access: "environment",
-      bodyLimit: BODY_LIMITS.single,
-      cors: true,
-      handle: async (context) => {
-        const body = parseJsonBody(context.request.body, context.request.headers["content-type"]);
-        const { userId } = parseOrThrow(v.safeParse, UserBody, body);
-        const channel = await channelFor(context, userId);
-        return channel === undefined ? NOT_OFFERED() : ok({ channel });
-      },
-    },
-  ],
-  [
-    "GET",
-    "/feedback/prompting-auth",
-    {
-      access: "environment",
-      bodyLimit: BODY_LIMITS.none,
-      cors: true,
-      handle: async (context) => {
-        const userId = userIdOfQuery(context.request.query);
-        const channel = await channelFor(context, userId);
-        if (channel === undefined) return NOT_OFFERED();
-        const { environmentId } = environmentOf(context.principal);
-        const nonce = randomBase62(32);
-        const now = Date.now();
-        const prompts = promptingOf(context.services).prompts;
-        await context.services.store.write(() => prompts.putCredential("token-request", environmentId, channel, nonce, now + TOKEN_REQUEST_TTL_MS));
-        return ok({ keyName: environmentId, clientId: userId, channel, nonce, timestamp: now, ttl: TOKEN_TTL_MS });
-      },
-    },
-  ],
-  [
-    "POST",
-    "/keys/:keyName/requestToken",
-    {
-      access: "public",
-      bodyLimit: BODY_LIMITS.single,
-      cors: true,
-      handle: async (context) => {
-        const body = parseOrThrow(v.safeParse, TokenRequestBody, parseJsonBody(context.request.body, context.request.headers["content-type"]));
-        const environmentId = context.params.keyName!;
-        if (body.keyName !== environmentId) refusedToken("The token request is for another key.");
-        const prompts = promptingOf(context.services).prompts;
-        const owner = prompts.channel(body.channel);
-        // A request of another environment (or user) is refused like an unknown one: nothing to learn from the answer.
-        if (!owner || owner.environmentId !== environmentId || owner.userId !== body.clientId) refusedToken("The token request is not valid.");
-        const now = Date.now();
-        const token = `tok_${randomBase62(40)}`;
-        const issued = await context.services.store.write(() => {
-          const pending = prompts.credential("token-request", environmentId, body.channel);
-          if (!pending || pending.digest !== digestKey(body.nonce) || pending.expires <= now) return false;
-          prompts.removeCredential("token-request", environmentId, body.channel);
-          prompts.putCredential("token", environmentId, body.channel, token, now + TOKEN_TTL_MS);
-          return true;
-        });
-        if (!issued) refusedToken("The token request is not valid, was used already, or expired.");
-        return ok({
-          token,
-          issued: now,
-          expires: now + TOKEN_TTL_MS,
-          clientId: body.clientId,
-          capability: JSON.stringify({ [body.channel]: ["subscribe"] }),
-        });
-      },
-    },
-  ],
+  ["POST", "/feedback/prompting-init", { access: "environment", bodyLimit: BODY_LIMITS.single, cors: true, handle: promptingInit }],
+  ["GET", "/feedback/prompting-auth", { access: "environment", bodyLimit: BODY_LIMITS.none, cors: true, handle: promptingAuth }],
+  ["POST", "/:trackingKey/feedback/prompting-init", { access: "tracking-path", bodyLimit: BODY_LIMITS.single, cors: true, handle: promptingInit }],
+  ["GET", "/:trackingKey/feedback/prompting-auth", { access: "tracking-path", bodyLimit: BODY_LIMITS.none, cors: true, handle: promptingAuth }],
+  ["POST", "/keys/:keyName/requestToken", { access: "public", bodyLimit: BODY_LIMITS.single, cors: true, handle: requestToken }],
   ["GET", "/sse", { access: "public", bodyLimit: 0, cors: true, handle: (context) => openPromptStream(context) }],
 ];

@@ -21,6 +21,8 @@ const require = createRequire(import.meta.url);
 const BUNDLES: Record<string, string> = {
   "/bucket-browser-sdk.js": require.resolve("@bucketco/browser-sdk"),
   "/reflag-browser-sdk.js": require.resolve("@reflag/browser-sdk"),
+  // The older tracking client's browser build (global `bucket`); its package `browser` field names it.
+  "/bucket-tracking-sdk.js": require.resolve("@bucketco/tracking-sdk").replace(/bucket-tracking-sdk\.node\.js$/, "bucket-tracking-sdk.browser.js"),
 };
 
 /** The page: `start(sdk, userId)` makes a client whose prompt handler records each prompt and answers it. */
@@ -28,6 +30,7 @@ const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Surveys</title>
 <script src="/bucket-browser-sdk.js"></script>
 <script src="/reflag-browser-sdk.js"></script>
+<script src="/bucket-tracking-sdk.js"></script>
 </head><body><script>
   window.prompts = [];
   window.answers = [];
@@ -50,6 +53,19 @@ const PAGE = `<!doctype html>
     const client = sdk === "bucket" ? new BucketBrowserSDK.BucketClient(options) : new ReflagBrowserSDK.ReflagClient(options);
     await client.initialize();
     window.clients[userId] = client;
+  };
+  // @bucketco/tracking-sdk 2.4.0: a singleton on the tracking API; user() starts its live satisfaction channel.
+  window.startLegacy = async (config, userId) => {
+    bucket.init(config.trackingKey, {
+      host: config.apiBaseUrl, sseHost: config.apiBaseUrl,
+      feedback: { liveSatisfactionHandler: (prompt, handlers) => {
+        window.prompts.push({ userId, question: prompt.question, promptId: prompt.promptId, featureId: prompt.featureId, at: Date.now() });
+        handlers.reply({ score: 2, comment: "Legacy prompt answered" }).then((answer) => window.answers.push({ userId, answer }));
+      } },
+    });
+    const response = await bucket.user(userId, { name: "Lee" });
+    if (response.status !== 200) throw new Error("user failed");
+    window.clients[userId] = { track: (event) => bucket.track(event) };
   };
   window.use = async (userId, event, times) => {
     for (let i = 0; i < times; i++) {
@@ -162,6 +178,27 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
       await tab.close();
     });
   }
+
+  it.skipIf(!HAS_CHROMIUM)("@bucketco/tracking-sdk 2.4.0: live satisfaction on the tracking API gets the prompt within 2 s and answers it", async () => {
+    const tab = await openPage();
+    const userId = "legacy-asked";
+    const streamOpen = tab.waitForResponse((response) => response.url().startsWith(`${server.url}/sse?`) && response.status() === 200);
+    await tab.evaluate(([settings, user]) => (window as any).startLegacy(settings, user), [{ trackingKey: app.app.trackingKey, apiBaseUrl: server.url }, userId] as const);
+    await streamOpen;
+    await tab.evaluate(([user]) => (window as any).use(user, "huddle", 2), [userId] as const);
+    expect(await tab.evaluate(() => (window as any).prompts.length)).toBe(0);
+    await tab.evaluate(([user]) => (window as any).use(user, "huddle", 1), [userId] as const);
+    await tab.waitForFunction((user) => (window as any).prompts.some((prompt: { userId: string }) => prompt.userId === user), userId, { timeout: 2_000, polling: 10 });
+    const [prompt] = (await tab.evaluate(() => (window as any).prompts)) as { promptId: string; featureId: string; question: string }[];
+    expect(prompt).toMatchObject({ featureId, question: "How are huddles?" });
+    await tab.waitForFunction((user) => (window as any).answers.some((answer: { userId: string }) => answer.userId === user), userId, { timeout: 5_000 });
+    const feedback = await listAll(server.url, server.adminToken, app.production.id, "feedback", "feedback");
+    expect(feedback).toContainEqual(expect.objectContaining({ userId, featureId, promptId: prompt!.promptId, score: 2, source: "prompt" }));
+    const events = await listAll(server.url, server.adminToken, app.production.id, "prompt-events", "promptEvents");
+    expect(events.filter((event) => event.promptId === prompt!.promptId).map((event) => event.action).sort()).toEqual(["received", "shown"]);
+    expect(await tab.evaluate(() => (window as any).errors)).toEqual([]);
+    await tab.close();
+  });
 
   it.skipIf(!HAS_CHROMIUM)("bucket: a cached token from another environment is refused, and the SDK forgets it", async () => {
     const userId = "crossed";
