@@ -203,6 +203,22 @@ describe("feedback surveys", () => {
     await adminRequest(server, "DELETE", surveyPath("calls"));
   });
 
+  it("asks D days after the first use, checked when the user connects", async () => {
+    const key = env().publishableKey;
+    await adminRequest(server, "PUT", surveyPath("calls"), { question: "Three days of calls?", afterDays: 3, quietPeriodDays: 0 });
+    const day = 86_400_000;
+    // One use each: Hal's first was four days ago, Ivy's two.
+    await request(server.url, "POST", "/event", { token: key, body: { event: "calls", userId: "hal", timestamp: new Date(Date.now() - 4 * day).toISOString() } });
+    await request(server.url, "POST", "/event", { token: key, body: { event: "calls", userId: "ivy", timestamp: new Date(Date.now() - 2 * day).toISOString() } });
+    const ivy = await connect(key, "ivy", false);
+    const hal = await connect(key, "hal", false);
+    await hal.stream.waitFor((connection) => prompts(connection).length === 1, 2_000);
+    expect(prompts(hal.stream)[0]!.question).toBe("Three days of calls?");
+    // Ivy connected first: her check ran before Hal's prompt was issued.
+    expect(prompts(ivy.stream)).toEqual([]);
+    await adminRequest(server, "DELETE", surveyPath("calls"));
+  });
+
   it("refuses a token from another environment, and a token request for another key", async () => {
     const key = env().publishableKey;
     await adminRequest(server, "PUT", surveyPath("huddle", other.production.id), { question: "Other?", afterUses: 1 });
