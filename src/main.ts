@@ -22,7 +22,7 @@ import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./serving/evaluation-cache.js";
 import { EVALUATION_ROUTES } from "./serving/evaluation-routes.js";
-import { PROMPTING_ROUTES } from "./serving/prompting-route.js";
+import { PROMPTING_ROUTES } from "./surveys/prompting-routes.js";
 import { createRulesRoutes } from "./serving/rules-route.js";
 import { TRACKING_ROUTES } from "./serving/tracking-routes.js";
 import { createJobContext } from "./jobs/job-context.js";

@@ -17,6 +17,7 @@ import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
 import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
 import { STAGE_ROUTES } from "../stages/stage-routes.js";
+import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
 import { presentApp, presentFeature } from "./present.js";
 
@@ -221,6 +222,7 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...TRACKED_DATA_ROUTES,
   ...ANALYTICS_ROUTES,
   ...STAGE_ROUTES,
+  ...SURVEY_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REFLAG_API_ROUTES,
 ];

@@ -11,6 +11,7 @@ import { featureStage, stages } from "./release-commands.js";
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
+import { SURVEY_USAGE, surveys } from "./survey-commands.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -67,7 +68,8 @@ answer as JSON instead of a table):
   switchyard analytics company ENV_ID COMPANY_ID [--from D] [--to D]
   switchyard analytics settings ENV_ID [--retention-days N]
   switchyard analytics rebuild ENV_ID
-`;
+
+${SURVEY_USAGE}`;
 
 function credential(explicit: string | undefined): string {
   if (explicit) return explicit;
@@ -190,6 +192,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
   if (area === "analytics") return analytics(client, action, first, second, values);
   if (area === "stages") return stages(client, action, first, second, values);
   if (area === "features" && action === "stage") return featureStage(client, first, second, third);
+  if (area === "surveys") return surveys(client, action, first, second, values);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
     return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
@@ -261,6 +264,11 @@ async function run(): Promise<void> {
       order: { type: "string" },
       targeting: { type: "string" },
       reapply: { type: "boolean" },
+      question: { type: "string" },
+      "after-uses": { type: "string" },
+      "after-days": { type: "string" },
+      "quiet-days": { type: "string" },
+      enabled: { type: "string" },
       role: { type: "string" },
       name: { type: "string" },
       password: { type: "boolean" },

@@ -8,11 +8,12 @@ import { CONFIGURATION_APPLIERS } from "./apply-configuration.js";
 import { STAGE_APPLIERS } from "./apply-stages.js";
 import { StageRepository } from "../stages/stage-repository.js";
 import { OAUTH_APPLIERS } from "./apply-oauth.js";
+import { SURVEY_APPLIERS } from "./apply-surveys.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the

@@ -13,6 +13,7 @@ import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
 import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
+import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
 
 export interface StageChanges {
   name?: string;
@@ -54,6 +55,8 @@ export interface ChangeBodies {
   "stage.delete": { appId: string; stageId: string };
   /** Puts a feature in a stage: its label, and the stage's targeting as a new version in every environment. */
   "feature.stage": { appId: string; featureKey: string; stageId: string };
+  "survey.put": { environmentId: string; featureKey: string; settings: SurveySettings };
+  "survey.remove": { environmentId: string; featureKey: string };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -91,6 +94,8 @@ export interface ChangeResults {
   "stage.update": { stage: StageRecord; reapplied: StagedFeature[] };
   "stage.delete": { stage: StageRecord };
   "feature.stage": StagedFeature;
+  "survey.put": { survey: SurveyRule; created: boolean };
+  "survey.remove": { survey: SurveyRule };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -130,6 +135,8 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "stage.update",
   "stage.delete",
   "feature.stage",
+  "survey.put",
+  "survey.remove",
   "member.create",
   "member.update",
   "member.remove",

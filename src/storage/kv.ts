@@ -77,6 +77,7 @@ export const TABLES = [
   "audit",
   "stages",
   "segments",
+  "surveys",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

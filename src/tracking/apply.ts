@@ -8,6 +8,7 @@ import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
+import { markPromptDone } from "../surveys/prompt-store.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -191,6 +192,7 @@ class TrackingWriter {
   feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef): string {
     const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf);
     this.aggregates.feedback(record);
+    if (item.promptId !== undefined) markPromptDone(this.store, this.environmentId, item.promptId);
     return record.feedbackId;
   }
 
@@ -298,6 +300,7 @@ class TrackingWriter {
       receivedAt: this.receivedAt,
     };
     this.append("promptEvents", record);
+    if (item.action === "dismissed") markPromptDone(this.store, this.environmentId, item.promptId);
   }
 
   private append(table: "events" | "featureEvents" | "promptEvents", record: unknown): void {

@@ -50,6 +50,13 @@ interface Cell {
 }
 
 const RULES = { rules: [{ filter: { type: "constant", value: true } }] };
+const SURVEY = { question: "How is it?", afterUses: 3 };
+
+/** A survey on the matrix feature, for the cells that read or remove one. */
+async function putSurvey(fixture: Fixture): Promise<Partial<Cell>> {
+  await ok(request(fixture.url, "PUT", `/admin/environments/${fixture.envId}/features/matrix-feature/survey`, { token: fixture.admin, body: SURVEY }));
+  return {};
+}
 
 async function ok(reply: Promise<JsonReply>): Promise<JsonReply> {
   const answered = await reply;
@@ -102,6 +109,10 @@ const CELLS: Cell[] = [
   { method: "GET", path: `${E}/analytics/settings`, expected: READ },
   { method: "PUT", path: `${E}/analytics/settings`, body: { retentionDays: 3 }, expected: WRITE },
   { method: "POST", path: `${E}/analytics/rebuild`, expected: WRITE },
+  { method: "GET", path: `${E}/surveys`, expected: READ },
+  { method: "GET", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: READ },
+  { method: "PUT", path: `${E}/features/:key/survey`, body: SURVEY, expected: WRITE },
+  { method: "DELETE", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: WRITE },
   { method: "GET", path: "/admin/setup", expected: anyone(200) },
   {
     method: "POST",
