@@ -19,6 +19,7 @@ import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
 import { STAGE_ROUTES } from "../stages/stage-routes.js";
 import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
+import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -219,6 +220,7 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
 /** Every `/admin/...` route and the Reflag surface under `/api`, with its permission: what docs/SECURITY.md's route × role table lists. */
 export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...ADMIN_ROUTES,
+  ...ENVIRONMENT_FEATURE_ROUTES,
   ...TRACKED_DATA_ROUTES,
   ...ANALYTICS_ROUTES,
   ...STAGE_ROUTES,
@@ -227,6 +229,6 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...REFLAG_API_ROUTES,
 ];
 
-export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
+export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);
 }

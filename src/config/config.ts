@@ -5,6 +5,8 @@ import * as v from "valibot";
 /** Everything the service reads from its environment, validated once and frozen. */
 export interface Config {
   readonly port: number;
+  /** API.md §9: when set, the management API and the dashboard listen only here; SDK traffic stays on `port`. */
+  readonly adminPort: number | undefined;
   readonly host: string;
   readonly dataDir: string;
   readonly adminToken: string | undefined;
@@ -65,6 +67,7 @@ const integerFrom = (minimum: number, maximum: number) =>
 
 const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_PORT: v.optional(integerFrom(0, 65535), "3000"),
+  SWITCHYARD_ADMIN_PORT: v.optional(integerFrom(0, 65535)),
   SWITCHYARD_HOST: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "0.0.0.0"),
   SWITCHYARD_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "./data"),
   SWITCHYARD_ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
@@ -112,6 +115,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const native = input.SWITCHYARD_NATIVE === "1" || input.SWITCHYARD_NATIVE === "on" ? "on" : input.SWITCHYARD_NATIVE === "auto" ? "auto" : "off";
   return Object.freeze({
     port: input.SWITCHYARD_PORT,
+    adminPort: input.SWITCHYARD_ADMIN_PORT,
     host: input.SWITCHYARD_HOST,
     dataDir: resolve(input.SWITCHYARD_DATA_DIR),
     adminToken: input.SWITCHYARD_ADMIN_TOKEN,
