@@ -17,6 +17,8 @@ import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLiveRoutes } from "./live/live-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { Metrics } from "./observability/metrics.js";
+import { METRICS_ROUTES } from "./observability/metrics-route.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./serving/evaluation-cache.js";
@@ -50,6 +52,7 @@ export interface RunningService {
 function buildRouter(): Router<RouteSpec<Services>> {
   const router = new Router<RouteSpec<Services>>();
   for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
+  for (const [method, pattern, spec] of METRICS_ROUTES) router.add(method, pattern, spec);
   addAdminRoutes(router);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
   for (const [method, pattern, spec] of frontFacing) router.add(method, pattern, spec);
@@ -66,16 +69,17 @@ const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 /** Most jobs per worker task: what arrives together is spread over the threads, so no one worker gets everything. */
 const MAX_BATCH = 32;
 
-function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
+function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger, metrics: Metrics): Executor {
   const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
   // The native-free store lives in this process: workers could not see it, so its jobs run inline.
-  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
+  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault, metrics.tracking);
   if (config.workers === 0 || !storeShared) return inline;
   const pool = createPoolExecutor({
     threads: config.workers,
     setup: { dataDir: config.dataDir, durability: config.durability },
     maxPending: config.maxPendingWrites,
     maxBatch: MAX_BATCH,
+    stats: metrics.tracking,
   });
   return createSplitExecutor(pool, inline);
 }
@@ -94,7 +98,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const flagStates = new FlagStateNotifier(() =>
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
-  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log);
+  const metrics = new Metrics();
+  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log, metrics);
+  metrics.gauge("switchyard_queue_depth", "Jobs (evaluations, tracking) accepted and not yet answered.", () => executor.pending());
+  metrics.gauge("switchyard_pool_utilization", "Share of the worker pool's capacity in use (0 when jobs run inline).", () => executor.utilization?.() ?? 0);
   const management = new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
@@ -111,6 +118,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     executor,
     evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
     log,
+    metrics,
     management,
     accounts: {
       repository: accountRepository,
