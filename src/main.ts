@@ -30,7 +30,8 @@ import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
-import { LocalManagementLog } from "./management/management-log.js";
+import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./management/observers.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { KeyIndex } from "./tenancy/key-index.js";
@@ -102,7 +103,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log, metrics);
   metrics.gauge("switchyard_queue_depth", "Jobs (evaluations, tracking) accepted and not yet answered.", () => executor.pending());
   metrics.gauge("switchyard_pool_utilization", "Share of the worker pool's capacity in use (0 when jobs run inline).", () => executor.utilization?.() ?? 0);
-  const management = new LocalManagementLog(store);
+  const evaluationCache = new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs });
+  // Cluster mode: management changes and tracking go through NATS JetStream, applied here from the logs.
+  const cluster =
+    config.cluster === undefined
+      ? undefined
+      : await ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+          for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
+        });
+  const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const { accounts: accountsConfig } = config;
@@ -116,7 +125,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
+    evaluationCache,
     log,
     metrics,
     management,
@@ -135,6 +144,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
+    ...(cluster !== undefined ? { cluster } : {}),
   };
 
   const core = createApiCore(services, buildRouter());
@@ -149,7 +159,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 
-  log.info("listening", { host: config.host, port, frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
+  log.info("listening", {
+    host: config.host,
+    port,
+    frontEnd: frontEnd.kind,
+    store: store.kind,
+    executor: executor.kind,
+    workers: config.workers,
+    ...(config.cluster !== undefined ? { cluster: config.cluster.nodeId } : {}),
+  });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -166,6 +184,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         clearInterval(crossProcessPoll);
         frontEnd.closeAll();
         await executor.close();
+        await cluster?.stop();
         await store.close();
         log.info("stopped", { port });
       })();

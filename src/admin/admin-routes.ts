@@ -5,6 +5,7 @@ import { schemaBody } from "../api/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod, Router } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
+import { CLUSTER_ROUTES } from "../cluster/cluster-routes.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../schemas/admin.js";
 import { parseOrThrow } from "../schemas/issues.js";
 import { parseListQuery } from "../tracking/index.js";
@@ -214,7 +215,7 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
 }
 
 /** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES, ...CLUSTER_ROUTES];
 
 export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);
