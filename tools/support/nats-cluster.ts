@@ -32,16 +32,25 @@ export function natsServerBinary(): string {
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
 }
 
-/** A port free right now (closed again before nats-server binds it; the window is tiny on a test machine). */
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
+/**
+ * `count` distinct ports free right now: all held open together (so none is handed out twice), then closed for
+ * nats-server to bind. Another process can still take one in between; startNatsCluster then starts over.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolveServer, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolveServer(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolveClose) => server.close(resolveClose))));
+  return ports;
 }
 
 /** Waits until the server's log shows `pattern` (it logs to stderr). */
@@ -67,9 +76,21 @@ function waitForLog(child: ChildProcess, name: string, pattern: RegExp, timeoutM
 
 /** Starts `size` servers forming one JetStream cluster; resolves once every one is ready. */
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(size);
+    } catch (error) {
+      // A port taken by another process between our check and nats-server's bind: try other ports.
+      if (attempt === 3 || !String(error).includes("address already in use")) throw error;
+    }
+  }
+}
+
+async function startOnce(size: number): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), "switchyard-nats-"));
-  const clientPorts = await Promise.all(Array.from({ length: size }, freePort));
-  const routePorts = await Promise.all(Array.from({ length: size }, freePort));
+  const ports = await freePorts(size * 2);
+  const clientPorts = ports.slice(0, size);
+  const routePorts = ports.slice(size);
   const servers = clientPorts.map((clientPort, index): NatsServerHandle => {
     const name = `n${index + 1}`;
     const store = join(root, name);
@@ -107,7 +128,13 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       },
     };
   });
-  await Promise.all(servers.map((server) => server.start()));
+  try {
+    await Promise.all(servers.map((server) => server.start()));
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.kill()));
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   return {
     servers,
     urls: servers.map((server) => server.url).join(","),
