@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, request } from "../support/http.js";
-import type { TestServer } from "../support/server.js";
+import { CLI, type TestServer } from "../support/server.js";
 import { openSse } from "../support/sse.js";
 import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, type NatsCluster } from "../support/cluster.js";
 
@@ -147,4 +149,102 @@ describe("cluster mode on NATS JetStream", () => {
     }
     expect((await eventually(() => request(restarted.url, "GET", "/health"), (reply) => reply.status === 200)).body.cluster.caughtUp).toBe(true);
   }, 90_000);
+
+  it("loses nothing acknowledged when a NATS server is killed -9 during tracking load", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    const publishable = keys.development.publishableKey;
+    const acknowledged: string[] = [];
+    let stop = false;
+    const load = async (node: TestServer, lane: string) => {
+      for (let index = 0; !stop; index++) {
+        const name = `nats-${lane}-${index}`;
+        const reply = await request(node.url, "POST", "/event", { token: publishable, body: { event: name, userId: "nats" } });
+        if (reply.status === 200) acknowledged.push(name);
+        else {
+          // Not acknowledged: a retryable 503, never a 500.
+          expect(reply.status).toBe(503);
+          expect(reply.body.error.code).toBe("CLUSTER_UNAVAILABLE");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    };
+    const lanes = [load(a, "a"), load(b, "b"), load(c, "c")];
+    await eventually(async () => acknowledged.length, (count) => count >= 60);
+    const victim = nats.servers[0]!;
+    await victim.kill();
+    const afterKill = acknowledged.length;
+    await eventually(async () => acknowledged.length, (count) => count >= afterKill + 60, 30_000);
+    stop = true;
+    await Promise.all(lanes);
+    await victim.start();
+    for (const node of [a, b, c]) {
+      const events = await eventually(
+        () => allEvents(node, keys.development.id),
+        (list) => {
+          const stored = new Set(list.map((event) => event.event));
+          return acknowledged.every((name) => stored.has(name));
+        },
+        30_000,
+      ).catch(async (error: Error) => {
+        const stored = new Set((await allEvents(node, keys.development.id)).map((event) => event.event));
+        const missing = acknowledged.filter((name) => !stored.has(name));
+        const status = await admin(node, "GET", "/admin/cluster");
+        throw new Error(`node ${node.url}: ${missing.length} of ${acknowledged.length} missing (${missing.slice(0, 10).join(",")}); status ${JSON.stringify(status.body)}; log ${node.output.filter((line) => line.includes("failed to apply") || line.includes("interrupted")).slice(0, 3).join("\n")} ${error.message.slice(0, 100)}`);
+      });
+      const names = events.map((event) => event.event).filter((name) => name.startsWith("nats-"));
+      expect(new Set(names).size).toBe(names.length);
+    }
+  }, 90_000);
+
+  it("brings a fourth node that starts empty up to date: it answers like the others, and cluster status shows every node's lag", async () => {
+    const [a] = nodes as [TestServer, TestServer, TestServer];
+    const d = await startClusterNode({ nats, prefix, nodeId: "d" });
+    nodes.push(d);
+    const health = await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200);
+    expect(health.body.cluster).toMatchObject({ nodeId: "d", connected: true, caughtUp: true });
+    for (const context of ["context.company.id=initech", "context.company.id=x&context.company.plan=pro", "context.user.id=u3", "context.user.id=u7&context.company.id=y"]) {
+      const path = `/features/evaluated?publishableKey=${keys.production.publishableKey}&${context}`;
+      const [reference, fresh] = await Promise.all([request(a.url, "GET", path), request(d.url, "GET", path)]);
+      expect(fresh.body).toEqual(reference.body);
+    }
+    const [referenceEvents, freshEvents] = await Promise.all([allEvents(a, keys.development.id), allEvents(d, keys.development.id)]);
+    expect(freshEvents).toEqual(referenceEvents);
+    const [referenceHistory, freshHistory] = await Promise.all([
+      admin(a, "GET", `/admin/environments/${keys.production.id}/features/race/history`),
+      admin(d, "GET", `/admin/environments/${keys.production.id}/features/race/history`),
+    ]);
+    expect(freshHistory.body).toEqual(referenceHistory.body);
+
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, "cluster", "status", "--url", d.url, "--token", d.adminToken]);
+    const lines = stdout.trim().split("\n");
+    expect(lines[0]!.split("\t")).toEqual(["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"]);
+    expect(lines.slice(1).map((line) => line.split("\t")[0])).toEqual(["a", "b", "c", "d"]);
+    const json = JSON.parse((await promisify(execFile)(process.execPath, [CLI, "cluster", "status", "--json", "--url", d.url, "--token", d.adminToken])).stdout);
+    const own = json.cluster.nodes.find((node: { nodeId: string }) => node.nodeId === "d");
+    expect(own).toMatchObject({ connected: true, caughtUp: true, config: { lag: 0 } });
+
+    const metrics = await fetch(`${d.url}/metrics`, { headers: { authorization: `Bearer ${d.adminToken}` } }).then((response) => response.text());
+    expect(metrics).toMatch(/^switchyard_cluster_lag_messages\{log="tracking"\} \d+$/m);
+    expect(metrics).toMatch(/^switchyard_cluster_connected 1$/m);
+  }, 60_000);
+
+  // Last: it takes the whole NATS cluster down.
+  it("keeps a node cut off from NATS evaluating from its local rules, refusing tracking and changes with a retryable 503, and saying so in /health and its log", async () => {
+    const [a] = nodes as [TestServer, TestServer, TestServer];
+    const path = `/features/evaluated?publishableKey=${keys.production.publishableKey}&context.company.id=initech`;
+    const before = await request(a.url, "GET", path);
+    await Promise.all(nats.servers.map((server) => server.kill()));
+    const health = await eventually(() => request(a.url, "GET", "/health"), (reply) => reply.status === 503);
+    expect(health.body).toMatchObject({ success: false, cluster: { connected: false, caughtUp: false } });
+    const evaluated = await request(a.url, "GET", path);
+    expect(evaluated.status).toBe(200);
+    expect(evaluated.body).toEqual(before.body);
+    const tracked = await request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" } });
+    expect(tracked.status).toBe(503);
+    expect(tracked.headers.get("retry-after")).toBe("1");
+    expect(tracked.body.error.code).toBe("CLUSTER_UNAVAILABLE");
+    const change = await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { rules: [] });
+    expect(change.status).toBe(503);
+    expect(a.output.some((line) => line.includes('"cluster disconnected')) ).toBe(true);
+  }, 30_000);
 });
