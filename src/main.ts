@@ -19,6 +19,8 @@ import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLiveRoutes } from "./live/live-routes.js";
 import { MCP_ROUTES } from "./mcp/mcp-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { Metrics } from "./observability/metrics.js";
+import { METRICS_ROUTES } from "./observability/metrics-route.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./serving/evaluation-cache.js";
@@ -30,7 +32,8 @@ import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
-import { LocalManagementLog } from "./management/management-log.js";
+import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./management/observers.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { KeyIndex } from "./tenancy/key-index.js";
@@ -65,6 +68,7 @@ function buildRouters(splitAdmin: boolean): { sdk: Router<RouteSpec<Services>>; 
     sdk.add(method, pattern, spec as RouteSpec<Services>);
     if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
   }
+  for (const [method, pattern, spec] of METRICS_ROUTES) add(method, pattern, spec);
   addAdminRoutes({ add });
   for (const [method, pattern, spec] of MCP_ROUTES) add(method, pattern, spec);
   for (const [method, pattern, spec] of createDashboardRoutes()) add(method, pattern, spec as RouteSpec<Services>);
@@ -91,16 +95,17 @@ const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 /** Most jobs per worker task: what arrives together is spread over the threads, so no one worker gets everything. */
 const MAX_BATCH = 32;
 
-function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
+function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger, metrics: Metrics): Executor {
   const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
   // The native-free store lives in this process: workers could not see it, so its jobs run inline.
-  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
+  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault, metrics.tracking);
   if (config.workers === 0 || !storeShared) return inline;
   const pool = createPoolExecutor({
     threads: config.workers,
     setup: { dataDir: config.dataDir, durability: config.durability },
     maxPending: config.maxPendingWrites,
     maxBatch: MAX_BATCH,
+    stats: metrics.tracking,
   });
   return createSplitExecutor(pool, inline);
 }
@@ -119,8 +124,19 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const flagStates = new FlagStateNotifier(() =>
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
-  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log);
-  const management = new LocalManagementLog(store);
+  const metrics = new Metrics();
+  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log, metrics);
+  metrics.gauge("switchyard_queue_depth", "Jobs (evaluations, tracking) accepted and not yet answered.", () => executor.pending());
+  metrics.gauge("switchyard_pool_utilization", "Share of the worker pool's capacity in use (0 when jobs run inline).", () => executor.utilization?.() ?? 0);
+  const evaluationCache = new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs });
+  // Cluster mode: management changes and tracking go through NATS JetStream, applied here from the logs.
+  const cluster =
+    config.cluster === undefined
+      ? undefined
+      : await ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+          for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
+        });
+  const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const { accounts: accountsConfig } = config;
@@ -134,8 +150,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
+    evaluationCache,
     log,
+    metrics,
     management,
     accounts: {
       repository: accountRepository,
@@ -152,6 +169,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
+    ...(cluster !== undefined ? { cluster } : {}),
   };
 
   const routers = buildRouters(config.adminPort !== undefined);
@@ -170,7 +188,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 
-  log.info("listening", { host: config.host, port, ...(adminPort !== undefined ? { adminPort } : {}), frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
+  log.info("listening", {
+    host: config.host,
+    port,
+    ...(adminPort !== undefined ? { adminPort } : {}),
+    frontEnd: frontEnd.kind,
+    store: store.kind,
+    executor: executor.kind,
+    workers: config.workers,
+    ...(config.cluster !== undefined ? { cluster: config.cluster.nodeId } : {}),
+  });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -189,6 +216,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         clearInterval(crossProcessPoll);
         for (const each of frontEnds) each.closeAll();
         await executor.close();
+        await cluster?.stop();
         await store.close();
         log.info("stopped", { port });
       })();

@@ -5,6 +5,7 @@ import { schemaBody } from "../api/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod, Router } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
+import { CLUSTER_ROUTES } from "../cluster/cluster-routes.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../schemas/admin.js";
 import { parseOrThrow } from "../schemas/issues.js";
 import { parseListQuery } from "../tracking/index.js";
@@ -227,6 +228,7 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...SURVEY_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REFLAG_API_ROUTES,
+  ...CLUSTER_ROUTES,
 ];
 
 export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {

@@ -57,6 +57,7 @@ Members, tokens, audit (docs/SECURITY.md; passwords are read from stdin when pip
   switchyard tokens create NAME --email EMAIL [--read-only]
                                                    (signs in as EMAIL to create that member's token; no credential)
   switchyard audit [--entity KIND] [--actor MEMBER_ID|admin] [--after CURSOR] [--limit N]
+  switchyard cluster status [--json]                 cluster mode: each node's position in both logs and its lag
   switchyard admin-token status | rotate | disable
   switchyard admin-token reset                     (offline, on this machine's data dir: a new admin token)
 
@@ -164,6 +165,25 @@ async function analytics(client: AdminClient, action: string | undefined, first:
   }
 }
 
+/** `switchyard cluster status`: each node's position in both logs and its lag, as a table (or JSON with --json). */
+async function clusterStatus(client: AdminClient, json: boolean): Promise<unknown> {
+  const answer = (await client.call("GET", "/admin/cluster")) as { cluster: null | { self: string; streams: { config: number; tracking: number }; nodes: ClusterNodeRow[] } };
+  if (json || answer.cluster === null) return answer;
+  const rows = answer.cluster.nodes.map((node) =>
+    [node.nodeId, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${answer.cluster!.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${answer.cluster!.streams.tracking}`, String(node.tracking.lag), node.at].join("\t"),
+  );
+  return new TextOutput(`${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"].join("\t")}\n${rows.join("\n")}\n`);
+}
+
+interface ClusterNodeRow {
+  nodeId: string;
+  connected: boolean;
+  caughtUp: boolean;
+  config: { applied: number; lag: number };
+  tracking: { applied: number; lag: number };
+  at: string;
+}
+
 async function manage(positionals: string[], values: Values): Promise<unknown> {
   const port = process.env.SWITCHYARD_PORT ?? "3000";
   const url = String(values.url ?? `http://127.0.0.1:${port}`);
@@ -193,6 +213,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
   if (area === "stages") return stages(client, action, first, second, values);
   if (area === "features" && action === "stage") return featureStage(client, first, second, third);
   if (area === "surveys") return surveys(client, action, first, second, values);
+  if (area === "cluster" && action === "status") return clusterStatus(client, values.json === true);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
     return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);

@@ -4,6 +4,7 @@ import type { ApiResponse } from "../api/types.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { Services } from "../services.js";
 import { promptingAfterTracking } from "../surveys/prompting-routes.js";
+import { trackReplicated } from "./replicated-tracking.js";
 
 /** The calls that can change stored user or company attributes, which evaluation reads as remote context. */
 const CHANGES_ATTRIBUTES: ReadonlySet<TrackingCall> = new Set(["user", "company", "bulk"]);
@@ -12,6 +13,9 @@ function track(call: TrackingCall) {
   const changesAttributes = CHANGES_ATTRIBUTES.has(call);
   return async (context: RouteContext<Services>): Promise<ApiResponse> => {
     const { environmentId } = environmentOf(context.principal);
+    const { cluster } = context.services;
+    // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
+    if (cluster !== undefined) return trackReplicated(cluster, context.services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
     try {
       const response = await context.services.executor.run({
         kind: "track",

@@ -151,7 +151,7 @@ function checkReferencesBeforeWriting(store: KvStore, environmentId: string, ite
 }
 
 /** One transaction's worth of tracking writes for one environment. */
-class TrackingWriter {
+export class TrackingWriter {
   private readonly entities: EntityWriter;
   private readonly sequences: SequenceAllocator;
   /** Analytics aggregates, kept in the same transaction as the entries they summarise. */
@@ -189,8 +189,9 @@ class TrackingWriter {
     }
   }
 
-  feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef): string {
-    const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf);
+  /** `newId`: the id a new feedback gets, when decided beforehand (cluster mode: every node must store the same one). */
+  feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef, newId?: string): string {
+    const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf, newId);
     this.aggregates.feedback(record);
     if (item.promptId !== undefined) markPromptDone(this.store, this.environmentId, item.promptId);
     return record.feedbackId;
