@@ -11,6 +11,7 @@ import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
+import type { SegmentRecord } from "../segments/records.js";
 import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 
@@ -24,6 +25,20 @@ export interface StageChanges {
 export interface StagedFeature {
   feature: FeatureRecord;
   environments: { environmentId: string; version: number; flagStateVersion: number }[];
+}
+
+export interface SegmentChanges {
+  name?: string;
+  description?: string | null;
+  filter?: unknown;
+}
+
+/** A feature targeting version written because a segment it uses changed. */
+export interface RetargetedFeature {
+  environmentId: string;
+  key: string;
+  version: number;
+  flagStateVersion: number;
 }
 
 /** What every change carries besides its own fields. */
@@ -54,6 +69,10 @@ export interface ChangeBodies {
   "stage.delete": { appId: string; stageId: string };
   /** Puts a feature in a stage: its label, and the stage's targeting as a new version in every environment. */
   "feature.stage": { appId: string; featureKey: string; stageId: string };
+  "segment.create": { appId: string; segment: SegmentRecord };
+  /** A filter change inlines the segment again into every feature targeting that uses it (new versions). */
+  "segment.update": { appId: string; segmentId: string; fields: SegmentChanges };
+  "segment.delete": { appId: string; segmentId: string };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -85,6 +104,9 @@ export interface ChangeResults {
   "stage.update": { stage: StageRecord; reapplied: StagedFeature[] };
   "stage.delete": { stage: StageRecord };
   "feature.stage": StagedFeature;
+  "segment.create": { segment: SegmentRecord };
+  "segment.update": { segment: SegmentRecord; retargeted: RetargetedFeature[] };
+  "segment.delete": { segment: SegmentRecord };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -121,6 +143,9 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "stage.update",
   "stage.delete",
   "feature.stage",
+  "segment.create",
+  "segment.update",
+  "segment.delete",
   "member.create",
   "member.update",
   "member.remove",
