@@ -4,7 +4,7 @@ import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from 
 import type { HttpMethod } from "../api/router.js";
 import { schemaBody } from "../api/schema-body.js";
 import { ServiceError, type ValidationIssue } from "../errors/catalogue.js";
-import { submitChange } from "../management/submit.js";
+import { envelopeFor, submitChange } from "../management/submit.js";
 import { validateFilterTree } from "../schemas/rules.js";
 import { CreateSegmentBody, UpdateSegmentBody } from "../schemas/segments.js";
 import type { Services } from "../services.js";
@@ -71,9 +71,9 @@ export const SEGMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const body = schemaBody(context.request, CreateSegmentBody);
       const id = `sg_${randomBase62(10)}`;
       checkFilter(context, app.id, id, body.filter);
-      const at = new Date().toISOString();
-      const segment: SegmentRecord = { id, name: body.name, description: body.description ?? null, filter: body.filter, createdAt: at, updatedAt: at };
-      const created = await submitChange(context, "segment.create", { appId: app.id, segment });
+      const envelope = envelopeFor(context);
+      const segment: SegmentRecord = { id, name: body.name, description: body.description ?? null, filter: body.filter, createdAt: envelope.at, updatedAt: envelope.at };
+      const created = await submitChange(context, "segment.create", { appId: app.id, segment }, envelope);
       return ok({ segment: presentSegment(created.segment) });
     }),
   ],

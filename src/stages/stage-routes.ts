@@ -5,7 +5,7 @@ import type { HttpMethod } from "../api/router.js";
 import { schemaBody } from "../api/schema-body.js";
 import { ServiceError, type ValidationIssue } from "../errors/catalogue.js";
 import type { StagedFeature } from "../management/changes.js";
-import { submitChange } from "../management/submit.js";
+import { envelopeFor, submitChange } from "../management/submit.js";
 import { CreateStageBody, SetFeatureStageBody, UpdateStageBody } from "../schemas/stages.js";
 import { validateTargeting } from "../schemas/rules.js";
 import type { Services } from "../services.js";
@@ -88,8 +88,9 @@ export const STAGE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const targeting = checkedTargeting(context.services.store, app, body.targeting) ?? {};
       const existing = new StageRepository(context.services.store).listStages(app.id)!;
       const order = body.order ?? Math.max(0, ...existing.map((stage) => stage.order)) + 1;
-      const stage: StageRecord = { id: `st_${randomBase62(10)}`, name: body.name, order, targeting, createdAt: new Date().toISOString() };
-      const { stage: created } = await submitChange(context, "stage.create", { appId: app.id, stage });
+      const envelope = envelopeFor(context);
+      const stage: StageRecord = { id: `st_${randomBase62(10)}`, name: body.name, order, targeting, createdAt: envelope.at };
+      const { stage: created } = await submitChange(context, "stage.create", { appId: app.id, stage }, envelope);
       return ok({ stage: presentStage(created, []) });
     }),
   ],

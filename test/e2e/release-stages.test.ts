@@ -113,6 +113,17 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     expect(flags.body.data.find((flag: { key: string }) => flag.key === "huddle").stage).toEqual({ id: "st_beta", name: "Public beta", order: 3 });
   });
 
+  it("lists a feature's release stage by id, and a plain stage label takes it out of the stage", async () => {
+    const listed = await admin("GET", `/admin/apps/${keys.app.id}/features`);
+    expect(listed.body.features.find((feature: { key: string }) => feature.key === "huddle")).toMatchObject({ stage: "Public beta", stageId: "st_beta" });
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, {});
+    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/spare/stage`, { stage: "Internal" })).body.feature.stageId).toBe("st_internal");
+    const labelled = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: "someday" });
+    expect(labelled.body.feature).toMatchObject({ stage: "someday", stageId: null });
+    const internal = (await admin("GET", `/admin/apps/${keys.app.id}/stages`)).body.stages.find((stage: { id: string }) => stage.id === "st_internal");
+    expect(internal.features).not.toContain("spare");
+  });
+
   it("creates, refuses and deletes stages", async () => {
     const base = `/admin/apps/${keys.app.id}/stages`;
     const created = await admin("POST", base, { name: "Dogfood", order: 2, targeting: { [keys.production.id]: { rules: BETA_COMPANIES } } });
