@@ -4,12 +4,13 @@
  * re-applying it, through the management API, the switchyard CLI and the Reflag CLI's `/api`.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, createToken, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
+import { reflagProject, runReflag } from "../support/reflag-cli.js";
 import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
@@ -111,6 +112,15 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     expect((await evaluated(keys.development.publishableKey)).huddle.stage).toBe("Public beta");
     const flags = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}`, { token: server.adminToken });
     expect(flags.body.data.find((flag: { key: string }) => flag.key === "huddle").stage).toEqual({ id: "st_beta", name: "Public beta", order: 3 });
+    // The Reflag CLI prints it in its flag list.
+    const project = reflagProject(server.url, keys.app.id);
+    try {
+      const listed = await runReflag(project, server.adminToken, ["flags", "list"]);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/Huddle rooms.*huddle.*Public beta/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it("lists a feature's release stage by id, and a plain stage label takes it out of the stage", async () => {
