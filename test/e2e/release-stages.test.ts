@@ -112,6 +112,12 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     expect((await evaluated(keys.development.publishableKey)).huddle.stage).toBe("Public beta");
     const flags = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}`, { token: server.adminToken });
     expect(flags.body.data.find((flag: { key: string }) => flag.key === "huddle").stage).toEqual({ id: "st_beta", name: "Public beta", order: 3 });
+    // Sorted by stage order, unstaged flags last.
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/unstaged`, {});
+    const byStage = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}&sortBy=stage`, { token: server.adminToken });
+    expect(byStage.body.data.map((flag: { key: string }) => flag.key)).toEqual(["huddle", "export", "unstaged"]);
+    const byStageDesc = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}&sortBy=stage&sortOrder=desc`, { token: server.adminToken });
+    expect(byStageDesc.body.data.map((flag: { key: string }) => flag.key)).toEqual(["unstaged", "export", "huddle"]);
     // The Reflag CLI prints it in its flag list.
     const project = reflagProject(server.url, keys.app.id);
     try {
