@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, createToken, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
 import { reflagProject, runReflag } from "../support/reflag-cli.js";
+import { openSse } from "../support/sse.js";
 import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
@@ -170,6 +171,21 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     const full = await createToken(server.url, session, "full");
     const allowed = await request(server.url, "PUT", `/admin/apps/${keys.app.id}/features/export/stage`, { token: full.secret, body: { stage: "Internal" } });
     expect(allowed.status).toBe(200);
+  });
+
+  it("announces a stage change on the live stream once per environment", async () => {
+    const stream = await openSse(`${server.url}/sse/server`, { authorization: `Bearer ${keys.production.secretKey}` });
+    try {
+      const before = (await versions())[keys.production.id]!;
+      expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/unstaged/stage`, { stage: "In development" })).status).toBe(200);
+      await stream.waitFor((connection) => connection.versions().includes(before + 1));
+      // A later, unrelated write: once its version arrives, everything in between has too.
+      await admin("PUT", `/admin/environments/${keys.production.id}/features/unstaged/config`, { variants: [] });
+      await stream.waitFor((connection) => connection.versions().includes(before + 2));
+      expect(stream.versions().filter((version) => version > before)).toEqual([before + 1, before + 2]);
+    } finally {
+      stream.close();
+    }
   });
 
   it("does all of it from the switchyard CLI", async () => {
