@@ -56,7 +56,8 @@ async function putRules(context: Context, kind: "targeting" | "config") {
   const validated = kind === "targeting" ? validateTargeting(input, { segments: true }) : validateConfig(input);
   if (!validated.ok) throw new ServiceError("INVALID_RULES", undefined, validated.issues);
   if (kind === "targeting") checkSegmentsExist(context, environment.appId, input);
-  // Stored exactly as saved: the validated input, not a normalised copy.
+  // Stored exactly as saved: the validated input, not a normalised copy (targeting naming segments is also kept
+  // inlined, as what is served).
   const list = kind === "targeting" ? (input as { rules: unknown[] }).rules : (input as { variants: unknown[] }).variants;
   const saved = await submitChange(context, "rules.put", { environmentId: environment.id, featureKey, kind, list });
   return kind === "targeting"

@@ -15,10 +15,6 @@ function foreignEnvironments(app: AppRecord, targeting: StageRecord["targeting"]
   return Object.keys(targeting ?? {}).filter((id) => !app.environmentIds.includes(id));
 }
 
-/**
- * Writes a stage's targeting to one feature in every environment of the app: one new version each, which bumps
- * each environment's flagStateVersion once. `versions` collects the newest flagStateVersion per environment.
- */
 type PreparedStage = Map<string, Extract<PreparedTargeting, { ok: true }>>;
 
 /** A stage's rules per environment of the app, segments inlined — before any write, so a refusal writes nothing. */
@@ -32,6 +28,10 @@ function prepareStage(context: ApplyContext, app: AppRecord, stage: StageRecord)
   return prepared;
 }
 
+/**
+ * Writes a stage's targeting to one feature in every environment of the app: one new version each, which bumps
+ * each environment's flagStateVersion once. `versions` collects the newest flagStateVersion per environment.
+ */
 function writeStageTargeting(
   context: ApplyContext,
   app: AppRecord,
