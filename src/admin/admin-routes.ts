@@ -19,6 +19,9 @@ import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
 import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
 import { STAGE_ROUTES } from "../stages/stage-routes.js";
 import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
+import { SEGMENT_ROUTES } from "../segments/segment-routes.js";
+import { segmentRefs } from "../segments/inline.js";
+import { SegmentRepository } from "../segments/segment-repository.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
 import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
@@ -37,6 +40,13 @@ function environmentOrNotFound(context: Context): EnvironmentRecord {
   return environment;
 }
 
+/** A 400 naming each segment the rules name that the app does not have (apply checks again, for races). */
+function checkSegmentsExist(context: Context, appId: string, input: unknown): void {
+  const segments = new SegmentRepository(context.services.store);
+  const missing = [...segmentRefs(input)].filter((id) => !segments.getSegment(appId, id));
+  if (missing.length > 0) throw new ServiceError("INVALID_RULES", undefined, missing.map((id) => ({ path: "rules", message: `No segment ${id} in app ${appId}` })));
+}
+
 function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");
 }
@@ -45,9 +55,12 @@ async function putRules(context: Context, kind: "targeting" | "config") {
   const environment = environmentOrNotFound(context);
   const featureKey = featureKeyParam(context);
   const input = parseJsonBody(context.request.body, context.request.headers["content-type"]);
-  const validated = kind === "targeting" ? validateTargeting(input) : validateConfig(input);
+  // Targeting may name segments of the app ({type: "segment", segmentId}); they are inlined when the change applies.
+  const validated = kind === "targeting" ? validateTargeting(input, { segments: true }) : validateConfig(input);
   if (!validated.ok) throw new ServiceError("INVALID_RULES", undefined, validated.issues);
-  // Stored exactly as saved: the validated input, not a normalised copy.
+  if (kind === "targeting") checkSegmentsExist(context, environment.appId, input);
+  // Stored exactly as saved: the validated input, not a normalised copy (targeting naming segments is also kept
+  // inlined, as what is served).
   const list = kind === "targeting" ? (input as { rules: unknown[] }).rules : (input as { variants: unknown[] }).variants;
   const saved = await submitChange(context, "rules.put", { environmentId: environment.id, featureKey, kind, list });
   return kind === "targeting"
@@ -226,6 +239,7 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...ANALYTICS_ROUTES,
   ...STAGE_ROUTES,
   ...SURVEY_ROUTES,
+  ...SEGMENT_ROUTES,
   ...ACCOUNT_ROUTES,
   ...REFLAG_API_ROUTES,
   ...CLUSTER_ROUTES,

@@ -27,6 +27,8 @@ export function presentFeature(feature: FeatureRecord) {
     description: feature.description,
     link: feature.link,
     stage: feature.stage,
+    /** The release stage the feature is in (API.md §10), null when `stage` is only a label or unset. */
+    stageId: feature.stageId ?? null,
     createdAt: feature.createdAt,
     optInEnabled: feature.optInEnabled,
     usageEvents: feature.usageEvents,

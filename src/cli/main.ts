@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
 import { adminTokenCommand, audit, members, tokens } from "./account-commands.js";
-import { featureStage, stages } from "./release-commands.js";
+import { featureStage, segments, stages } from "./release-commands.js";
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
@@ -39,6 +39,15 @@ $SWITCHYARD_DATA_DIR/admin-token):
   switchyard stages update APP_ID STAGE [--name N] [--order N] [--targeting FILE.json] [--reapply]
                                                    (--reapply: write the rules to every feature in the stage)
   switchyard stages delete APP_ID STAGE
+  switchyard segments list APP_ID | segments show APP_ID SEGMENT
+  switchyard segments create APP_ID NAME --filter FILE.json [--description T]
+                                                   (FILE holds a filter over company.* fields; {"type": "segment",
+                                                   "segmentId": ID} names another segment)
+  switchyard segments update APP_ID SEGMENT [--name N] [--filter FILE.json] [--description T]
+                                                   (a new filter writes new targeting versions of the features using it)
+  switchyard segments delete APP_ID SEGMENT
+  switchyard segments companies ENV_ID SEGMENT [--after COMPANY_ID] [--limit N]
+                                                   (member companies; every page unless --after or --limit)
   switchyard features show ENV_ID KEY
   switchyard targeting set ENV_ID KEY FILE.json    (FILE holds {"rules": [...]})
   switchyard config set ENV_ID KEY FILE.json       (FILE holds {"variants": [...]})
@@ -211,6 +220,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
   };
   if (area === "analytics") return analytics(client, action, first, second, values);
   if (area === "stages") return stages(client, action, first, second, values);
+  if (area === "segments") return segments(client, action, first, second, values);
   if (area === "features" && action === "stage") return featureStage(client, first, second, third);
   if (area === "surveys") return surveys(client, action, first, second, values);
   if (area === "cluster" && action === "status") return clusterStatus(client, values.json === true);
@@ -290,6 +300,7 @@ async function run(): Promise<void> {
       "after-days": { type: "string" },
       "quiet-days": { type: "string" },
       enabled: { type: "string" },
+      filter: { type: "string" },
       role: { type: "string" },
       name: { type: "string" },
       password: { type: "boolean" },

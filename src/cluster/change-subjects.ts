@@ -28,6 +28,11 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "stage.update":
     case "stage.delete":
       return scoped(`app.${token(change.appId)}.stages`);
+    // A segment change rewrites the targeting of every feature that uses it: one subject per app's segments.
+    case "segment.create":
+    case "segment.update":
+    case "segment.delete":
+      return scoped(`app.${token(change.appId)}.segments`);
     case "feature.stage":
       return scoped(`app.${token(change.appId)}.feature.${token(change.featureKey)}`);
     case "survey.put":

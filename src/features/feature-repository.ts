@@ -153,7 +153,8 @@ export class FeatureRepository {
 
   /**
    * Replaces the targeting rules or config variants of a feature in one environment, keeping the new version in the
-   * history (with the audit entry that made it, when given). Undefined when the environment or feature does not exist.
+   * history (with the audit entry that made it, when given). `list` is what is served; `segmentRules`, the rules as
+   * saved when they name segments. Undefined when the environment or feature does not exist.
    */
   writeRules(
     environmentId: string,
@@ -162,6 +163,7 @@ export class FeatureRepository {
     list: unknown[],
     at: string,
     link?: HistoryLink,
+    segmentRules?: unknown[],
   ): { state: EnvironmentFeatureState; flagStateVersion: number; feature: FeatureRecord } | undefined {
     const environment = this.tenancy.getEnvironment(environmentId);
     const feature = environment && this.getFeature(environment.appId, featureKey);
@@ -169,11 +171,11 @@ export class FeatureRepository {
     const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
     const state: EnvironmentFeatureState =
       kind === "targeting"
-        ? { ...current, targeting: { version: current.targeting.version + 1, rules: list } }
+        ? { ...current, targeting: { version: current.targeting.version + 1, rules: list, ...(segmentRules ? { segmentRules } : {}) } }
         : { ...current, config: { version: current.config.version + 1, variants: list } };
     const version = kind === "targeting" ? state.targeting.version : state.config.version;
     const entry: HistoryEntry =
-      kind === "targeting" ? { kind, version, rules: list, at, ...link } : { kind, version, variants: list, at, ...link };
+      kind === "targeting" ? { kind, version, rules: list, ...(segmentRules ? { segmentRules } : {}), at, ...link } : { kind, version, variants: list, at, ...link };
     this.states.put(key(environmentId, featureKey), state);
     this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
     const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;

@@ -24,7 +24,10 @@ export function displayName(feature: Pick<FeatureRecord, "key" | "name">): strin
 /** Stored exactly as saved: the rule trees are opaque here and validated before they reach the store. */
 export interface TargetingState {
   version: number;
+  /** What is served and evaluated: segment references already inlined. */
   rules: unknown[];
+  /** The rules as saved, with their `{type: "segment"}` nodes; present only when they name a segment. */
+  segmentRules?: unknown[];
 }
 
 export interface ConfigState {
@@ -48,6 +51,7 @@ export interface HistoryEntry extends Partial<HistoryLink> {
   kind: "targeting" | "config";
   version: number;
   rules?: unknown[];
+  segmentRules?: unknown[];
   variants?: unknown[];
   at: string;
 }

@@ -5,6 +5,7 @@ import type { FeatureRecord } from "../features/records.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
+import { prepareTargeting, segmentLookup } from "../segments/targeting-writes.js";
 
 type ConfigurationAppliers = Pick<
   Appliers,
@@ -110,9 +111,14 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
     const environment = tenancy.getEnvironment(change.environmentId);
     const feature = environment && features.getFeature(environment.appId, change.featureKey);
     if (!feature) return refused("NOT_FOUND", `No feature ${change.featureKey}.`);
+    // Segment references are inlined here, against the segments as they are when the change is applied.
+    const prepared = change.kind === "targeting" ? prepareTargeting(change.list, segmentLookup(context, environment!.appId)) : undefined;
+    if (prepared && !prepared.ok) return refused("INVALID_RULES", prepared.message);
     const before = features.rulesOf(change.environmentId, change.featureKey);
     const link = { auditCursor: context.auditCursor(), actor: change.actor };
-    const written = features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;
+    const written = prepared
+      ? features.writeRules(change.environmentId, change.featureKey, "targeting", prepared.served, change.at, link, prepared.segmentRules)!
+      : features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;
     const fromVersion = change.kind === "targeting" ? before.targeting.version : before.config.version;
     return {
       ok: true,

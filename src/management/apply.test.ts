@@ -32,6 +32,10 @@ function member(id: string, email: string, role: MemberRecord["role"]): MemberRe
   return { id, email, name: email.split("@")[0]!, role, createdAt: new Date(clock).toISOString(), lastSignInAt: null, password: HASH };
 }
 
+function segment(id: string, name: string, filter: unknown) {
+  return { id, name, description: null, filter, createdAt: new Date(clock).toISOString(), updatedAt: new Date(clock).toISOString() };
+}
+
 /** A script that uses every kind of change once at least, with ids and digests drawn once up front. */
 function script(): ManagementChange[] {
   const planned = planApp("Acme", new Date(clock).toISOString());
@@ -57,6 +61,12 @@ function script(): ManagementChange[] {
     change("feature.put", { appId, featureKey: "calls", featureId: "ftCalls000001", fields: {} }),
     change("survey.put", { environmentId: production, featureKey: "calls", settings: { question: "Calls?", enabled: true, afterUses: null, afterDays: 2, quietPeriodDays: 0 } }),
     change("survey.remove", { environmentId: production, featureKey: "calls" }),
+    change("segment.create", { appId, segment: segment("sg_pro0000001", "Pro", { type: "context", field: "company.plan", operator: "IS", values: ["pro"] }) }),
+    change("segment.create", { appId, segment: segment("sg_big0000001", "Big pro", { type: "group", operator: "and", filters: [{ type: "segment", segmentId: "sg_pro0000001" }, { type: "context", field: "company.seats", operator: "GT", values: ["10"] }] }) }),
+    change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "segment", segmentId: "sg_big0000001" } }] }, OWNER_ACTOR),
+    change("segment.update", { appId, segmentId: "sg_pro0000001", fields: { filter: { type: "context", field: "company.plan", operator: "ANY_OF", values: ["pro", "enterprise"] } } }),
+    change("segment.create", { appId, segment: segment("sg_unused00001", "Unused", { type: "constant", value: true }) }),
+    change("segment.delete", { appId, segmentId: "sg_unused00001" }),
     change("feature.put", { appId, featureKey: "old", featureId: "ftOld00000001", fields: {} }),
     change("feature.archive", { appId, featureKey: "old" }),
     change("member.create", { member: member("mem_owner", "owner@example.com", "owner") }),

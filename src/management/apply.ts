@@ -9,11 +9,13 @@ import { STAGE_APPLIERS } from "./apply-stages.js";
 import { StageRepository } from "../stages/stage-repository.js";
 import { OAUTH_APPLIERS } from "./apply-oauth.js";
 import { SURVEY_APPLIERS } from "./apply-surveys.js";
+import { SegmentRepository } from "../segments/segment-repository.js";
+import { SEGMENT_APPLIERS } from "./apply-segments.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
@@ -30,6 +32,7 @@ export class ChangeApplier {
       tenancy: new TenancyRepository(store),
       features: new FeatureRepository(store),
       stages: new StageRepository(store),
+      segments: new SegmentRepository(store),
       accounts: new AccountRepository(store),
       audit: new AuditLog(store),
     };

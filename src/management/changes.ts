@@ -11,6 +11,7 @@ import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
+import type { SegmentRecord } from "../segments/records.js";
 import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
@@ -25,6 +26,20 @@ export interface StageChanges {
 export interface StagedFeature {
   feature: FeatureRecord;
   environments: { environmentId: string; version: number; flagStateVersion: number }[];
+}
+
+export interface SegmentChanges {
+  name?: string;
+  description?: string | null;
+  filter?: unknown;
+}
+
+/** A feature targeting version written because a segment it uses changed. */
+export interface RetargetedFeature {
+  environmentId: string;
+  key: string;
+  version: number;
+  flagStateVersion: number;
 }
 
 /** What every change carries besides its own fields. */
@@ -57,6 +72,10 @@ export interface ChangeBodies {
   "feature.stage": { appId: string; featureKey: string; stageId: string };
   "survey.put": { environmentId: string; featureKey: string; settings: SurveySettings };
   "survey.remove": { environmentId: string; featureKey: string };
+  "segment.create": { appId: string; segment: SegmentRecord };
+  /** A filter change inlines the segment again into every feature targeting that uses it (new versions). */
+  "segment.update": { appId: string; segmentId: string; fields: SegmentChanges };
+  "segment.delete": { appId: string; segmentId: string };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -96,6 +115,9 @@ export interface ChangeResults {
   "feature.stage": StagedFeature;
   "survey.put": { survey: SurveyRule; created: boolean };
   "survey.remove": { survey: SurveyRule };
+  "segment.create": { segment: SegmentRecord };
+  "segment.update": { segment: SegmentRecord; retargeted: RetargetedFeature[] };
+  "segment.delete": { segment: SegmentRecord };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -137,6 +159,9 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "feature.stage",
   "survey.put",
   "survey.remove",
+  "segment.create",
+  "segment.update",
+  "segment.delete",
   "member.create",
   "member.update",
   "member.remove",

@@ -32,7 +32,8 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
     createdAt: feature.createdAt,
     stage: feature.stage,
     optInEnabled: feature.optInEnabled,
-    targeting: state.targeting,
+    // Only what SDKs evaluate: the rules with segments inlined, not the segment references they were saved with.
+    targeting: { version: state.targeting.version, rules: state.targeting.rules },
     config: state.config,
   }));
   const body = JSON.stringify({ success: true, flagStateVersion: environment.flagStateVersion, features });

@@ -5,7 +5,7 @@ import type { HttpMethod } from "../api/router.js";
 import { schemaBody } from "../api/schema-body.js";
 import { ServiceError, type ValidationIssue } from "../errors/catalogue.js";
 import type { StagedFeature } from "../management/changes.js";
-import { submitChange } from "../management/submit.js";
+import { envelopeFor, submitChange } from "../management/submit.js";
 import { CreateStageBody, SetFeatureStageBody, UpdateStageBody } from "../schemas/stages.js";
 import { validateTargeting } from "../schemas/rules.js";
 import type { Services } from "../services.js";
@@ -13,6 +13,9 @@ import { randomBase62 } from "../tenancy/identifiers.js";
 import type { AppRecord } from "../tenancy/records.js";
 import type { StageRecord } from "./records.js";
 import { StageRepository } from "./stage-repository.js";
+import { segmentRefs } from "../segments/inline.js";
+import { SegmentRepository } from "../segments/segment-repository.js";
+import type { KvStore } from "../storage/kv.js";
 
 type Context = RouteContext<Services>;
 
@@ -30,7 +33,7 @@ function stageOrNotFound(context: Context, app: AppRecord, idOrName: string): St
 }
 
 /** Each environment's rules validated as §6 targeting; only `{rules}` is kept. Unknown environments: 400. */
-function checkedTargeting(app: AppRecord, targeting: Record<string, unknown> | undefined): StageRecord["targeting"] | undefined {
+function checkedTargeting(store: KvStore, app: AppRecord, targeting: Record<string, unknown> | undefined): StageRecord["targeting"] | undefined {
   if (targeting === undefined) return undefined;
   const issues: ValidationIssue[] = [];
   const out: StageRecord["targeting"] = {};
@@ -39,9 +42,13 @@ function checkedTargeting(app: AppRecord, targeting: Record<string, unknown> | u
       issues.push({ path: `targeting.${environmentId}`, message: `No environment ${environmentId} in app ${app.id}` });
       continue;
     }
-    const validated = validateTargeting(value);
+    const validated = validateTargeting(value, { segments: true });
     if (!validated.ok) for (const issue of validated.issues) issues.push({ ...issue, path: `targeting.${environmentId}${issue.path ? `.${issue.path}` : ""}` });
-    else out[environmentId] = { rules: (value as { rules: unknown[] }).rules };
+    else {
+      const segments = new SegmentRepository(store);
+      for (const id of segmentRefs(value)) if (!segments.getSegment(app.id, id)) issues.push({ path: `targeting.${environmentId}.rules`, message: `No segment ${id} in app ${app.id}` });
+      out[environmentId] = { rules: (value as { rules: unknown[] }).rules };
+    }
   }
   if (issues.length > 0) throw new ServiceError("INVALID_RULES", undefined, issues);
   return out;
@@ -78,11 +85,12 @@ export const STAGE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     write(BODY_LIMITS.admin, async (context) => {
       const app = appOrNotFound(context);
       const body = schemaBody(context.request, CreateStageBody);
-      const targeting = checkedTargeting(app, body.targeting) ?? {};
+      const targeting = checkedTargeting(context.services.store, app, body.targeting) ?? {};
       const existing = new StageRepository(context.services.store).listStages(app.id)!;
       const order = body.order ?? Math.max(0, ...existing.map((stage) => stage.order)) + 1;
-      const stage: StageRecord = { id: `st_${randomBase62(10)}`, name: body.name, order, targeting, createdAt: new Date().toISOString() };
-      const { stage: created } = await submitChange(context, "stage.create", { appId: app.id, stage });
+      const envelope = envelopeFor(context);
+      const stage: StageRecord = { id: `st_${randomBase62(10)}`, name: body.name, order, targeting, createdAt: envelope.at };
+      const { stage: created } = await submitChange(context, "stage.create", { appId: app.id, stage }, envelope);
       return ok({ stage: presentStage(created, []) });
     }),
   ],
@@ -93,7 +101,7 @@ export const STAGE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const app = appOrNotFound(context);
       const body = schemaBody(context.request, UpdateStageBody);
       const before = stageOrNotFound(context, app, context.params.stageId!);
-      const targeting = checkedTargeting(app, body.targeting);
+      const targeting = checkedTargeting(context.services.store, app, body.targeting);
       const fields = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.order !== undefined ? { order: body.order } : {}), ...(targeting ? { targeting } : {}) };
       const { stage, reapplied } = await submitChange(context, "stage.update", { appId: app.id, stageId: before.id, fields, reapply: body.reapply === true });
       return ok({ stage: presentStage(stage, featureKeysIn(context, app.id, stage.id)), reapplied: reapplied.map(presentStaged) });

@@ -4,12 +4,14 @@
  * re-applying it, through the management API, the switchyard CLI and the Reflag CLI's `/api`.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, createToken, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
+import { reflagProject, runReflag } from "../support/reflag-cli.js";
+import { openSse } from "../support/sse.js";
 import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
@@ -111,6 +113,32 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     expect((await evaluated(keys.development.publishableKey)).huddle.stage).toBe("Public beta");
     const flags = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}`, { token: server.adminToken });
     expect(flags.body.data.find((flag: { key: string }) => flag.key === "huddle").stage).toEqual({ id: "st_beta", name: "Public beta", order: 3 });
+    // Sorted by stage order, unstaged flags last.
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/unstaged`, {});
+    const byStage = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}&sortBy=stage`, { token: server.adminToken });
+    expect(byStage.body.data.map((flag: { key: string }) => flag.key)).toEqual(["huddle", "export", "unstaged"]);
+    const byStageDesc = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}&sortBy=stage&sortOrder=desc`, { token: server.adminToken });
+    expect(byStageDesc.body.data.map((flag: { key: string }) => flag.key)).toEqual(["unstaged", "export", "huddle"]);
+    // The Reflag CLI prints it in its flag list.
+    const project = reflagProject(server.url, keys.app.id);
+    try {
+      const listed = await runReflag(project, server.adminToken, ["flags", "list"]);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/Huddle rooms.*huddle.*Public beta/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it("lists a feature's release stage by id, and a plain stage label takes it out of the stage", async () => {
+    const listed = await admin("GET", `/admin/apps/${keys.app.id}/features`);
+    expect(listed.body.features.find((feature: { key: string }) => feature.key === "huddle")).toMatchObject({ stage: "Public beta", stageId: "st_beta" });
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, {});
+    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/spare/stage`, { stage: "Internal" })).body.feature.stageId).toBe("st_internal");
+    const labelled = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: "someday" });
+    expect(labelled.body.feature).toMatchObject({ stage: "someday", stageId: null });
+    const internal = (await admin("GET", `/admin/apps/${keys.app.id}/stages`)).body.stages.find((stage: { id: string }) => stage.id === "st_internal");
+    expect(internal.features).not.toContain("spare");
   });
 
   it("creates, refuses and deletes stages", async () => {
@@ -143,6 +171,21 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     const full = await createToken(server.url, session, "full");
     const allowed = await request(server.url, "PUT", `/admin/apps/${keys.app.id}/features/export/stage`, { token: full.secret, body: { stage: "Internal" } });
     expect(allowed.status).toBe(200);
+  });
+
+  it("announces a stage change on the live stream once per environment", async () => {
+    const stream = await openSse(`${server.url}/sse/server`, { authorization: `Bearer ${keys.production.secretKey}` });
+    try {
+      const before = (await versions())[keys.production.id]!;
+      expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/unstaged/stage`, { stage: "In development" })).status).toBe(200);
+      await stream.waitFor((connection) => connection.versions().includes(before + 1));
+      // A later, unrelated write: once its version arrives, everything in between has too.
+      await admin("PUT", `/admin/environments/${keys.production.id}/features/unstaged/config`, { variants: [] });
+      await stream.waitFor((connection) => connection.versions().includes(before + 2));
+      expect(stream.versions().filter((version) => version > before)).toEqual([before + 1, before + 2]);
+    } finally {
+      stream.close();
+    }
   });
 
   it("does all of it from the switchyard CLI", async () => {

@@ -113,6 +113,48 @@ const CELLS: Cell[] = [
   { method: "GET", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: READ },
   { method: "PUT", path: `${E}/features/:key/survey`, body: SURVEY, expected: WRITE },
   { method: "DELETE", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: WRITE },
+  // Issue 18: release stages, segments, and the Reflag CLI's /api.
+  { method: "GET", path: "/admin/apps/:appId/stages", expected: READ },
+  { method: "POST", path: "/admin/apps/:appId/stages", prepare: async (fixture) => ({ body: { name: `Stage ${++fixture.counter}` } }), expected: WRITE },
+  { method: "PATCH", path: "/admin/apps/:appId/stages/:stageId", body: { order: 7 }, expected: WRITE },
+  {
+    method: "DELETE",
+    path: "/admin/apps/:appId/stages/:stageId",
+    prepare: async (fixture) => {
+      const created = await ok(request(fixture.url, "POST", `/admin/apps/${fixture.appId}/stages`, { token: fixture.admin, body: { name: `Doomed ${++fixture.counter}` } }));
+      return { path: `/admin/apps/${fixture.appId}/stages/${created.body.stage.id}` };
+    },
+    expected: WRITE,
+  },
+  { method: "PUT", path: "/admin/apps/:appId/features/:key/stage", body: { stage: "Internal" }, expected: WRITE },
+  { method: "GET", path: "/admin/apps/:appId/segments", expected: READ },
+  {
+    method: "POST",
+    path: "/admin/apps/:appId/segments",
+    prepare: async (fixture) => ({ body: { name: `Segment ${++fixture.counter}`, filter: { type: "constant", value: true } } }),
+    expected: WRITE,
+  },
+  { method: "GET", path: "/admin/apps/:appId/segments/:segment", expected: READ },
+  { method: "PATCH", path: "/admin/apps/:appId/segments/:segment", body: { description: "matrix" }, expected: WRITE },
+  {
+    method: "DELETE",
+    path: "/admin/apps/:appId/segments/:segment",
+    prepare: async (fixture) => {
+      const body = { name: `Doomed segment ${++fixture.counter}`, filter: { type: "constant", value: false } };
+      const created = await ok(request(fixture.url, "POST", `/admin/apps/${fixture.appId}/segments`, { token: fixture.admin, body }));
+      return { path: `/admin/apps/${fixture.appId}/segments/${created.body.segment.id}` };
+    },
+    expected: WRITE,
+  },
+  { method: "GET", path: `${E}/segments/:segment/companies`, expected: READ },
+  { method: "GET", path: "/api/bootstrap", expected: READ },
+  { method: "GET", path: "/api/apps/:appId/features", prepare: async (fixture) => ({ path: `/api/apps/${fixture.appId}/features?envId=${fixture.envId}` }), expected: READ },
+  {
+    method: "POST",
+    path: "/api/apps/:appId/features",
+    prepare: async (fixture) => ({ body: { name: "Matrix flag", key: `matrix-flag-${++fixture.counter}` } }),
+    expected: WRITE,
+  },
   { method: "GET", path: "/admin/setup", expected: anyone(200) },
   {
     method: "POST",
@@ -173,6 +215,8 @@ function fill(path: string, fixture: Fixture): string {
     .replace(":key", "matrix-feature")
     .replace(":userId", "mx-user")
     .replace(":companyId", "mx-co")
+    .replace(":stageId", "st_beta")
+    .replace(":segment", "Matrix")
     .replace(":memberId", fixture.memberIds.owner!);
 }
 
@@ -198,6 +242,7 @@ describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"
     fixture.envId = production.id;
     fixture.secretKey = production.secretKey;
     await ok(request(server.url, "PUT", `/admin/apps/${app.id}/features/matrix-feature`, { token: server.adminToken, body: {} }));
+    await ok(request(server.url, "POST", `/admin/apps/${app.id}/segments`, { token: server.adminToken, body: { name: "Matrix", filter: { type: "constant", value: true } } }));
     await ok(request(server.url, "POST", "/company", { token: production.secretKey, body: { companyId: "mx-co", userId: "mx-user", attributes: { plan: "pro" } } }));
     const sessions = {} as Fixture["sessions"];
     for (const role of ["owner", "editor", "viewer"] as const) {
