@@ -94,6 +94,9 @@ const CELLS: Cell[] = [
     expected: WRITE,
   },
   { method: "GET", path: `${E}/features/:key`, expected: READ },
+  // The dashboard's reads: the environment's features with their state, and "try it" (an SDK's evaluation query).
+  { method: "GET", path: `${E}/features`, expected: READ },
+  { method: "GET", path: `${E}/evaluate`, prepare: async (fixture) => ({ path: `/admin/environments/${fixture.envId}/evaluate?context.user.id=mx-user` }), expected: READ },
   { method: "PUT", path: `${E}/features/:key/targeting`, body: RULES, expected: WRITE },
   { method: "PUT", path: `${E}/features/:key/config`, body: { variants: [] }, expected: WRITE },
   { method: "GET", path: `${E}/features/:key/history`, expected: READ },
@@ -203,6 +206,7 @@ const CELLS: Cell[] = [
     expected: REVOKE_OWN_TOKEN,
   },
   { method: "GET", path: "/admin/audit", expected: READ },
+  { method: "GET", path: "/admin/cluster", expected: READ },
   { method: "GET", path: "/admin/admin-token", expected: READ },
   { method: "POST", path: "/admin/admin-token/rotate", expected: MEMBERS },
   { method: "DELETE", path: "/admin/admin-token", expected: MEMBERS },
