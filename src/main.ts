@@ -17,19 +17,23 @@ import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLiveRoutes } from "./live/live-routes.js";
+import { MCP_ROUTES } from "./mcp/mcp-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { Metrics } from "./observability/metrics.js";
+import { METRICS_ROUTES } from "./observability/metrics-route.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./serving/evaluation-cache.js";
 import { EVALUATION_ROUTES } from "./serving/evaluation-routes.js";
-import { PROMPTING_ROUTES } from "./serving/prompting-route.js";
+import { PROMPTING_ROUTES } from "./surveys/prompting-routes.js";
 import { createRulesRoutes } from "./serving/rules-route.js";
 import { TRACKING_ROUTES } from "./serving/tracking-routes.js";
 import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./services.js";
-import { LocalManagementLog } from "./management/management-log.js";
+import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./management/observers.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { KeyIndex } from "./tenancy/key-index.js";
@@ -64,16 +68,21 @@ function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefined): {
     sdk.add(method, pattern, spec as RouteSpec<Services>);
     if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
   }
+  for (const [method, pattern, spec] of METRICS_ROUTES) add(method, pattern, spec);
   addAdminRoutes({ add });
+  for (const [method, pattern, spec] of MCP_ROUTES) add(method, pattern, spec);
   for (const [method, pattern, spec] of createDashboardRoutes({ sdkPort: () => (splitAdmin ? sdkPort() : undefined) })) add(method, pattern, spec as RouteSpec<Services>);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
   for (const [method, pattern, spec] of frontFacing) add(method, pattern, spec);
   return { sdk, admin };
 }
 
-/** Paths of the admin surface (API.md §9): the management APIs, metrics, the dashboard and the `/` that leads to it. */
+/**
+ * Paths of the admin surface (API.md §9): the management APIs (MCP included, with its OAuth metadata under
+ * `/.well-known`), metrics, the dashboard and the `/` that leads to it.
+ */
 export function isAdminSurface(pattern: string): boolean {
-  return pattern === "/" || /^\/(admin|api|metrics|dashboard)(\/|$)/.test(pattern);
+  return pattern === "/" || /^\/(admin|api|metrics|dashboard|\.well-known)(\/|$)/.test(pattern);
 }
 
 /**
@@ -86,16 +95,17 @@ const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 /** Most jobs per worker task: what arrives together is spread over the threads, so no one worker gets everything. */
 const MAX_BATCH = 32;
 
-function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger): Executor {
+function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger, metrics: Metrics): Executor {
   const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
   // The native-free store lives in this process: workers could not see it, so its jobs run inline.
-  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault);
+  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault, metrics.tracking);
   if (config.workers === 0 || !storeShared) return inline;
   const pool = createPoolExecutor({
     threads: config.workers,
     setup: { dataDir: config.dataDir, durability: config.durability },
     maxPending: config.maxPendingWrites,
     maxBatch: MAX_BATCH,
+    stats: metrics.tracking,
   });
   return createSplitExecutor(pool, inline);
 }
@@ -114,8 +124,19 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const flagStates = new FlagStateNotifier(() =>
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
-  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log);
-  const management = new LocalManagementLog(store);
+  const metrics = new Metrics();
+  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log, metrics);
+  metrics.gauge("switchyard_queue_depth", "Jobs (evaluations, tracking) accepted and not yet answered.", () => executor.pending());
+  metrics.gauge("switchyard_pool_utilization", "Share of the worker pool's capacity in use (0 when jobs run inline).", () => executor.utilization?.() ?? 0);
+  const evaluationCache = new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs });
+  // Cluster mode: management changes and tracking go through NATS JetStream, applied here from the logs.
+  const cluster =
+    config.cluster === undefined
+      ? undefined
+      : await ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+          for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
+        });
+  const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const { accounts: accountsConfig } = config;
@@ -129,8 +150,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache: new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs }),
+    evaluationCache,
     log,
+    metrics,
     management,
     accounts: {
       repository: accountRepository,
@@ -147,6 +169,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
+    ...(cluster !== undefined ? { cluster } : {}),
   };
 
   let boundPort: number | undefined;
@@ -167,7 +190,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 
-  log.info("listening", { host: config.host, port, ...(adminPort !== undefined ? { adminPort } : {}), frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
+  log.info("listening", {
+    host: config.host,
+    port,
+    ...(adminPort !== undefined ? { adminPort } : {}),
+    frontEnd: frontEnd.kind,
+    store: store.kind,
+    executor: executor.kind,
+    workers: config.workers,
+    ...(config.cluster !== undefined ? { cluster: config.cluster.nodeId } : {}),
+  });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -186,6 +218,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         clearInterval(crossProcessPoll);
         for (const each of frontEnds) each.closeAll();
         await executor.close();
+        await cluster?.stop();
         await store.close();
         log.info("stopped", { port });
       })();

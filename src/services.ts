@@ -1,4 +1,5 @@
 import type { AccountServices } from "./accounts/index.js";
+import type { ClusterNode } from "./cluster/cluster-node.js";
 import type { CoreServices } from "./api/core.js";
 import type { Config } from "./config/config.js";
 import type { FeatureRepository } from "./features/feature-repository.js";
@@ -27,4 +28,6 @@ export interface Services extends CoreServices {
   management: ManagementLog;
   /** Members, sessions, API tokens, passwords, sign-in throttling, the audit log. */
   accounts: AccountServices;
+  /** Cluster mode (API.md §11): the node's NATS JetStream logs; undefined when the node runs alone. */
+  cluster?: ClusterNode;
 }

@@ -5,6 +5,7 @@ import { schemaBody } from "../api/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod, Router } from "../api/router.js";
 import { ServiceError } from "../errors/catalogue.js";
+import { CLUSTER_ROUTES } from "../cluster/cluster-routes.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../schemas/admin.js";
 import { parseOrThrow } from "../schemas/issues.js";
 import { parseListQuery } from "../tracking/index.js";
@@ -15,6 +16,12 @@ import type { EnvironmentRecord } from "../tenancy/records.js";
 import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
+import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
+import { STAGE_ROUTES } from "../stages/stage-routes.js";
+import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
+import { SEGMENT_ROUTES } from "../segments/segment-routes.js";
+import { segmentRefs } from "../segments/inline.js";
+import { SegmentRepository } from "../segments/segment-repository.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
 import { ENTITY_LIST_ROUTES } from "./entity-list-routes.js";
 import { LOG_TAIL_ROUTES } from "./log-tail-route.js";
@@ -35,6 +42,13 @@ function environmentOrNotFound(context: Context): EnvironmentRecord {
   return environment;
 }
 
+/** A 400 naming each segment the rules name that the app does not have (apply checks again, for races). */
+function checkSegmentsExist(context: Context, appId: string, input: unknown): void {
+  const segments = new SegmentRepository(context.services.store);
+  const missing = [...segmentRefs(input)].filter((id) => !segments.getSegment(appId, id));
+  if (missing.length > 0) throw new ServiceError("INVALID_RULES", undefined, missing.map((id) => ({ path: "rules", message: `No segment ${id} in app ${appId}` })));
+}
+
 function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");
 }
@@ -43,9 +57,12 @@ async function putRules(context: Context, kind: "targeting" | "config") {
   const environment = environmentOrNotFound(context);
   const featureKey = featureKeyParam(context);
   const input = parseJsonBody(context.request.body, context.request.headers["content-type"]);
-  const validated = kind === "targeting" ? validateTargeting(input) : validateConfig(input);
+  // Targeting may name segments of the app ({type: "segment", segmentId}); they are inlined when the change applies.
+  const validated = kind === "targeting" ? validateTargeting(input, { segments: true }) : validateConfig(input);
   if (!validated.ok) throw new ServiceError("INVALID_RULES", undefined, validated.issues);
-  // Stored exactly as saved: the validated input, not a normalised copy.
+  if (kind === "targeting") checkSegmentsExist(context, environment.appId, input);
+  // Stored exactly as saved: the validated input, not a normalised copy (targeting naming segments is also kept
+  // inlined, as what is served).
   const list = kind === "targeting" ? (input as { rules: unknown[] }).rules : (input as { variants: unknown[] }).variants;
   const saved = await submitChange(context, "rules.put", { environmentId: environment.id, featureKey, kind, list });
   return kind === "targeting"
@@ -216,8 +233,21 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
   return environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);
 }
 
-/** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...ENVIRONMENT_FEATURE_ROUTES, ...TRACKED_DATA_ROUTES, ...ENTITY_LIST_ROUTES, ...LOG_TAIL_ROUTES, ...ANALYTICS_ROUTES, ...ACCOUNT_ROUTES];
+/** Every `/admin/...` route and the Reflag surface under `/api`, with its permission: what docs/SECURITY.md's route × role table lists. */
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ...ADMIN_ROUTES,
+  ...ENVIRONMENT_FEATURE_ROUTES,
+  ...TRACKED_DATA_ROUTES,
+  ...ENTITY_LIST_ROUTES,
+  ...LOG_TAIL_ROUTES,
+  ...ANALYTICS_ROUTES,
+  ...STAGE_ROUTES,
+  ...SURVEY_ROUTES,
+  ...SEGMENT_ROUTES,
+  ...ACCOUNT_ROUTES,
+  ...REFLAG_API_ROUTES,
+  ...CLUSTER_ROUTES,
+];
 
 export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);

@@ -1,4 +1,4 @@
-import type { FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 
 /** An app as listed after creation: keys masked, never in clear. */
@@ -23,9 +23,12 @@ export function presentFeature(feature: FeatureRecord) {
   return {
     key: feature.key,
     id: feature.id,
+    name: displayName(feature),
     description: feature.description,
     link: feature.link,
     stage: feature.stage,
+    /** The release stage the feature is in (API.md §10), null when `stage` is only a label or unset. */
+    stageId: feature.stageId ?? null,
     createdAt: feature.createdAt,
     optInEnabled: feature.optInEnabled,
     usageEvents: feature.usageEvents,

@@ -12,10 +12,12 @@ import {
   type FeedbackContribution,
   type SatisfactionCell,
   type UsageCell,
+  type UserUsageCell,
+  userUsageKey,
 } from "./keys.js";
 
 /** What the writer needs of each record; the full records fit. */
-export type UsageInput = Pick<EventRecord, "event" | "countsForCompanyId" | "timestamp">;
+export type UsageInput = Pick<EventRecord, "event" | "countsForCompanyId" | "timestamp" | "userId">;
 export type ExposureInput = Pick<FeatureEventRecord, "action" | "key" | "evalResult" | "countsForCompanyId" | "receivedAt">;
 export type SatisfactionInput = Pick<FeedbackRecord, "feedbackId" | "key" | "countsForCompanyId" | "score" | "timestamp">;
 
@@ -80,8 +82,15 @@ export class AggregateWriter {
 
   /** An appended event: one more event on its day for the company it counts for (none → not aggregated). */
   event(record: UsageInput): void {
-    if (record.countsForCompanyId === null || !isAggregatableName(record.event)) return;
+    if (!isAggregatableName(record.event)) return;
     const at = record.timestamp;
+    // Per user, company or not: feedback surveys ask users after N uses or D days since their first use.
+    if (isAggregatableName(record.userId)) {
+      const userKey = userUsageKey(this.environmentId, record.userId, record.event);
+      const mine = this.get<UserUsageCell>(userKey);
+      this.set(userKey, mine ? [mine[0] + 1, Math.min(mine[1], at)] : [1, at]);
+    }
+    if (record.countsForCompanyId === null) return;
     const cellKeyText = cellKey(this.environmentId, "u", record.event, dayOf(at), record.countsForCompanyId);
     const cell = this.get<UsageCell>(cellKeyText);
     this.set(cellKeyText, cell ? [cell[0] + 1, Math.max(cell[1], at)] : [1, at]);

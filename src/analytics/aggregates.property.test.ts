@@ -248,7 +248,7 @@ describe("analytics aggregates", () => {
         }
         for (const companyId of expected.standings.get("f0")!.keys()) {
           expect(queries.companyFeatures(environmentId, companyId, features, analyticsWindow, retentionDays)).toEqual(
-            features.map((feature) => ({ key: feature.key, ...expected.standings.get(feature.key)!.get(companyId)! })),
+            features.map((feature) => ({ key: feature.key, name: feature.name ?? feature.key, ...expected.standings.get(feature.key)!.get(companyId)! })),
           );
         }
       }),

@@ -7,6 +7,7 @@
  * - satisfaction `env␀s␀<featureKey>␀<day>␀<companyId>` → SatisfactionCell (companyId "" for "no company")
  * - exposure     `env␀x␀<featureKey>␀<day>␀<companyId>` → ExposureCell
  * - feedback     `env␀f␀<feedbackId>`                    → FeedbackContribution (what a feedback adds now)
+ * - user usage   `env␀p␀<userId>␀<eventName>`            → UserUsageCell (feedback surveys: who used what)
  * - settings     `env␀settings`                          → AnalyticsSettings (not an aggregate: rebuild keeps it)
  *
  * A cell exists only while its count is positive, so incremental maintenance and a rebuild leave identical tables.
@@ -22,7 +23,7 @@ const DAY_OFFSET = 100_000_000;
 const DAY_PART_LENGTH = 9;
 
 /** The kinds of aggregate, by their key part. */
-export const AGGREGATE_KINDS = { usage: "u", satisfaction: "s", exposure: "x", feedback: "f" } as const;
+export const AGGREGATE_KINDS = { usage: "u", satisfaction: "s", exposure: "x", feedback: "f", userUsage: "p" } as const;
 export type CellKind = "u" | "s" | "x";
 
 /** Stands for "no company" in satisfaction cells; company ids are never empty. */
@@ -30,6 +31,8 @@ export const NO_COMPANY = "";
 
 /** [events that day, latest event time that day in epoch ms]. */
 export type UsageCell = [count: number, lastAt: number];
+/** [events of one user with one name, earliest event time in epoch ms]: whether a user qualifies for a survey. */
+export type UserUsageCell = [count: number, firstAt: number];
 /** [scored feedback whose time is that day, sum of their scores]. */
 export type SatisfactionCell = [count: number, sum: number];
 /**
@@ -84,6 +87,10 @@ export function parseCellKey(prefix: string, cellKeyText: string): { day: number
 
 export function feedbackContributionKey(environmentId: string, feedbackId: string): string {
   return key(environmentId, AGGREGATE_KINDS.feedback, feedbackId);
+}
+
+export function userUsageKey(environmentId: string, userId: string, eventName: string): string {
+  return key(environmentId, AGGREGATE_KINDS.userUsage, userId, eventName);
 }
 
 export function settingsKey(environmentId: string): string {

@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { Logger } from "../observability/logger.js";
+import type { Metrics } from "../observability/metrics.js";
 import { authenticate, type Access, type AuthContext } from "./auth.js";
 import { preflight, withCors } from "./cors.js";
 import type { RateLimiter } from "./rate-limiter.js";
@@ -15,6 +16,8 @@ export interface CoreServices {
   rateLimits: { perKey: RateLimiter; perAddress: RateLimiter };
   /** Whether the service is shutting down: new work is refused with a retryable 503. */
   isDraining(): boolean;
+  /** Per-route request counts and latencies (GET /metrics); absent in unit tests that build a bare core. */
+  metrics?: Metrics;
 }
 
 /** Key and token prefixes (API.md §1, §8); a path segment that starts with one is a credential and never reaches a log. */
@@ -49,13 +52,22 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
 
   const decisions = new WeakMap<object, RouteDecision>();
 
-  function decisionFor(spec: RouteSpec<S>, params: Record<string, string>): RouteDecision {
+  function decisionFor(spec: RouteSpec<S>, params: Record<string, string>, method: string, pattern: string): RouteDecision {
+    const meter = services.metrics?.meter(spec, method, pattern);
     return {
       bodyLimit: spec.bodyLimit,
       handle(request) {
         const origin = spec.cors ? request.headers.origin : undefined;
-        const finish = (result: RouteResult): RouteResult => withCors(result, origin);
-        const fail = (error: unknown): ApiResponse => withCors(toErrorResponse(error, services.log, request, spec.access), origin);
+        const started = meter === undefined ? 0 : performance.now();
+        const finish = (result: RouteResult): RouteResult => {
+          meter?.observe(result.status, (performance.now() - started) / 1000);
+          return withCors(result, origin);
+        };
+        const fail = (error: unknown): ApiResponse => {
+          const response = toErrorResponse(error, services.log, request, spec.access);
+          meter?.observe(response.status, (performance.now() - started) / 1000);
+          return withCors(response, origin);
+        };
         try {
           if (services.isDraining() && spec.access !== "public") throw new ServiceError("SHUTTING_DOWN", undefined, undefined, 1);
           const { perKey, perAddress } = services.rateLimits;
@@ -89,7 +101,7 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
       // Literal routes come back as the same match object every time: build their decision once.
       let decision = decisions.get(match);
       if (!decision) {
-        decision = decisionFor(match.route, match.params);
+        decision = decisionFor(match.route, match.params, method, match.pattern);
         if (Object.keys(match.params).length === 0) decisions.set(match, decision);
       }
       return decision;

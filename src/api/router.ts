@@ -6,11 +6,14 @@ interface CompiledPattern<R> {
   route: R;
   method: HttpMethod;
   segments: string[];
+  /** The pattern as written (`/:trackingKey/event`): what metrics label a route with, never a concrete path. */
+  pattern: string;
 }
 
 export interface RouteMatch<R> {
   route: R;
   params: Record<string, string>;
+  pattern: string;
 }
 
 /** Splits a path into segments; `/a/b/` and `/a/b` are the same route. */
@@ -40,9 +43,10 @@ export class Router<R> {
 
   add(method: HttpMethod, pattern: string, route: R): this {
     const segments = splitPath(pattern);
-    if (countParams(segments) === 0) this.literal.set(`${method} /${segments.join("/")}`, { route, params: Object.freeze(Object.create(null)) as Record<string, string> });
+    const normalised = `/${segments.join("/")}`;
+    if (countParams(segments) === 0) this.literal.set(`${method} ${normalised}`, { route, params: Object.freeze(Object.create(null)) as Record<string, string>, pattern: normalised });
     const list = this.bySegmentCount.get(segments.length) ?? [];
-    list.push({ route, method, segments });
+    list.push({ route, method, segments, pattern: normalised });
     // Fewer parameters first: literal matches take precedence.
     list.sort((a, b) => countParams(a.segments) - countParams(b.segments));
     this.bySegmentCount.set(segments.length, list);
@@ -64,7 +68,7 @@ export class Router<R> {
         pathMatched = true;
         continue;
       }
-      return { route: candidate.route, params };
+      return { route: candidate.route, params, pattern: candidate.pattern };
     }
     return pathMatched ? "methodMismatch" : undefined;
   }

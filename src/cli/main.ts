@@ -7,9 +7,11 @@ import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
 import { adminTokenCommand, audit, members, tokens } from "./account-commands.js";
+import { featureStage, segments, stages } from "./release-commands.js";
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
+import { SURVEY_USAGE, surveys } from "./survey-commands.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -28,8 +30,24 @@ $SWITCHYARD_DATA_DIR/admin-token):
   switchyard envs create APP_ID NAME
   switchyard keys rotate ENV_ID publishable|secret
   switchyard features list APP_ID
-  switchyard features put APP_ID KEY [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
+  switchyard features put APP_ID KEY [--name NAME] [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
   switchyard features archive APP_ID KEY
+  switchyard features stage APP_ID KEY STAGE       (STAGE: an id or a name; writes its targeting in every environment)
+  switchyard stages list APP_ID
+  switchyard stages create APP_ID NAME [--order N] [--targeting FILE.json]
+                                                   (FILE holds {"<envId>": {"rules": [...]}, ...})
+  switchyard stages update APP_ID STAGE [--name N] [--order N] [--targeting FILE.json] [--reapply]
+                                                   (--reapply: write the rules to every feature in the stage)
+  switchyard stages delete APP_ID STAGE
+  switchyard segments list APP_ID | segments show APP_ID SEGMENT
+  switchyard segments create APP_ID NAME --filter FILE.json [--description T]
+                                                   (FILE holds a filter over company.* fields; {"type": "segment",
+                                                   "segmentId": ID} names another segment)
+  switchyard segments update APP_ID SEGMENT [--name N] [--filter FILE.json] [--description T]
+                                                   (a new filter writes new targeting versions of the features using it)
+  switchyard segments delete APP_ID SEGMENT
+  switchyard segments companies ENV_ID SEGMENT [--after COMPANY_ID] [--limit N]
+                                                   (member companies; every page unless --after or --limit)
   switchyard features show ENV_ID KEY
   switchyard targeting set ENV_ID KEY FILE.json    (FILE holds {"rules": [...]})
   switchyard config set ENV_ID KEY FILE.json       (FILE holds {"variants": [...]})
@@ -48,6 +66,7 @@ Members, tokens, audit (docs/SECURITY.md; passwords are read from stdin when pip
   switchyard tokens create NAME --email EMAIL [--read-only]
                                                    (signs in as EMAIL to create that member's token; no credential)
   switchyard audit [--entity KIND] [--actor MEMBER_ID|admin] [--after CURSOR] [--limit N]
+  switchyard cluster status [--json]                 cluster mode: each node's position in both logs and its lag
   switchyard admin-token status | rotate | disable
   switchyard admin-token reset                     (offline, on this machine's data dir: a new admin token)
 
@@ -59,7 +78,8 @@ answer as JSON instead of a table):
   switchyard analytics company ENV_ID COMPANY_ID [--from D] [--to D]
   switchyard analytics settings ENV_ID [--retention-days N]
   switchyard analytics rebuild ENV_ID
-`;
+
+${SURVEY_USAGE}`;
 
 function credential(explicit: string | undefined): string {
   if (explicit) return explicit;
@@ -154,6 +174,25 @@ async function analytics(client: AdminClient, action: string | undefined, first:
   }
 }
 
+/** `switchyard cluster status`: each node's position in both logs and its lag, as a table (or JSON with --json). */
+async function clusterStatus(client: AdminClient, json: boolean): Promise<unknown> {
+  const answer = (await client.call("GET", "/admin/cluster")) as { cluster: null | { self: string; streams: { config: number; tracking: number }; nodes: ClusterNodeRow[] } };
+  if (json || answer.cluster === null) return answer;
+  const rows = answer.cluster.nodes.map((node) =>
+    [node.nodeId, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${answer.cluster!.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${answer.cluster!.streams.tracking}`, String(node.tracking.lag), node.at].join("\t"),
+  );
+  return new TextOutput(`${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"].join("\t")}\n${rows.join("\n")}\n`);
+}
+
+interface ClusterNodeRow {
+  nodeId: string;
+  connected: boolean;
+  caughtUp: boolean;
+  config: { applied: number; lag: number };
+  tracking: { applied: number; lag: number };
+  at: string;
+}
+
 async function manage(positionals: string[], values: Values): Promise<unknown> {
   const port = process.env.SWITCHYARD_PORT ?? "3000";
   const url = String(values.url ?? `http://127.0.0.1:${port}`);
@@ -180,6 +219,11 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
     return query.size > 0 ? `?${query}` : "";
   };
   if (area === "analytics") return analytics(client, action, first, second, values);
+  if (area === "stages") return stages(client, action, first, second, values);
+  if (area === "segments") return segments(client, action, first, second, values);
+  if (area === "features" && action === "stage") return featureStage(client, first, second, third);
+  if (area === "surveys") return surveys(client, action, first, second, values);
+  if (area === "cluster" && action === "status") return clusterStatus(client, values.json === true);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
     return client.call("GET", `/admin/environments/${segment(action, "ENV_ID")}/features/${segment(first, "KEY")}/history`);
@@ -199,6 +243,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
       return client.call("GET", `/admin/apps/${segment(first, "APP_ID")}/features`);
     case "features put": {
       const body: Record<string, unknown> = {};
+      if (values.name !== undefined) body.name = values.name === "" ? null : values.name;
       if (values.description !== undefined) body.description = values.description;
       if (values.link !== undefined) body.link = values.link;
       if (values.stage !== undefined) body.stage = values.stage;
@@ -247,6 +292,15 @@ async function run(): Promise<void> {
       to: { type: "string" },
       json: { type: "boolean" },
       "retention-days": { type: "string" },
+      order: { type: "string" },
+      targeting: { type: "string" },
+      reapply: { type: "boolean" },
+      question: { type: "string" },
+      "after-uses": { type: "string" },
+      "after-days": { type: "string" },
+      "quiet-days": { type: "string" },
+      enabled: { type: "string" },
+      filter: { type: "string" },
       role: { type: "string" },
       name: { type: "string" },
       password: { type: "boolean" },

@@ -36,6 +36,28 @@ export interface Config {
   };
   /** Members, sessions and sign-in (API.md §8, docs/SECURITY.md). */
   readonly accounts: AccountsConfig;
+  /** Cluster mode on NATS JetStream (API.md §11, docs/CLUSTER.md); undefined runs the node alone. */
+  readonly cluster: ClusterConfig | undefined;
+}
+
+export interface ClusterConfig {
+  /** NATS server URLs (`nats://h1:4222`, `tls://…`); the client fails over between them. */
+  readonly servers: readonly string[];
+  /** This node's name: its durable consumers and its entry in the node registry carry it. */
+  readonly nodeId: string;
+  /** Prefix of the streams, consumers and registry bucket, so several deployments can share one NATS. */
+  readonly prefix: string;
+  /** Copies JetStream keeps of each stream (3: a quorum survives the loss of one server). */
+  readonly replicas: number;
+  /** How long a publish waits for JetStream's acknowledgement before the call gets a retryable 503. */
+  readonly publishTimeoutMs: number;
+  /** Credentials: a `.creds` file (JWT + NKey), user and password, or a token; at most one kind. */
+  readonly credsFile: string | undefined;
+  readonly user: string | undefined;
+  readonly password: string | undefined;
+  readonly token: string | undefined;
+  /** TLS: a CA bundle to trust, and a client certificate and key for mutual TLS. */
+  readonly tls: { readonly caFile: string | undefined; readonly certFile: string | undefined; readonly keyFile: string | undefined } | undefined;
 }
 
 export interface AccountsConfig {
@@ -51,6 +73,8 @@ export interface AccountsConfig {
   readonly signInWindowMs: number;
   /** log2 of scrypt's N for new password hashes (stored with each hash, so a change applies to new passwords). */
   readonly passwordCost: number;
+  /** How long an access token issued through OAuth (an editor's MCP sign-in) stays valid. */
+  readonly oauthTokenTtlMs: number;
 }
 
 const integerFrom = (minimum: number, maximum: number) =>
@@ -84,6 +108,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SSE_MAX_STREAMS: v.optional(integerFrom(1, 1_000_000), "10000"),
   SWITCHYARD_PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an http(s) origin such as https://flags.example.com"))),
   // Tests shorten both to see expiry without waiting hours; below 100 ms a session could not survive one request.
+  SWITCHYARD_OAUTH_TOKEN_TTL_MS: v.optional(integerFrom(1000, 366 * 86_400_000), String(30 * 86_400_000)),
   SWITCHYARD_SESSION_IDLE_MS: v.optional(integerFrom(100, 31 * 86_400_000), String(2 * 3_600_000)),
   SWITCHYARD_SESSION_ABSOLUTE_MS: v.optional(integerFrom(100, 366 * 86_400_000), String(12 * 3_600_000)),
   SWITCHYARD_SIGNIN_MAX_FAILURES: v.optional(integerFrom(1, 1_000_000), "5"),
@@ -91,7 +116,74 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SIGNIN_WINDOW_MS: v.optional(integerFrom(1000, 86_400_000), String(15 * 60_000)),
   // 2^17 is OWASP's floor for scrypt; tests lower it to 2^14 to sign in quickly. Below that is refused.
   SWITCHYARD_PASSWORD_COST: v.optional(integerFrom(14, 20), "17"),
+  SWITCHYARD_CLUSTER_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(?:(?:nats|tls):\/\/[^,\s/]+)(?:,(?:nats|tls):\/\/[^,\s/]+)*$/, "must be comma-separated nats:// or tls:// URLs such as nats://h1:4222,nats://h2:4222"),
+    ),
+  ),
+  // Letters, digits, - and _: it becomes part of consumer names and registry keys, which allow nothing else.
+  SWITCHYARD_NODE_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _"))),
+  SWITCHYARD_CLUSTER_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, "must be 1 to 32 letters, digits, - or _")), "SWITCHYARD"),
+  SWITCHYARD_CLUSTER_REPLICAS: v.optional(integerFrom(1, 5), "3"),
+  SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS: v.optional(integerFrom(100, 60_000), "5000"),
+  SWITCHYARD_CLUSTER_CREDS: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_USER: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_TOKEN: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_TLS_CA: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_TLS_CERT: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  SWITCHYARD_CLUSTER_TLS_KEY: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
 });
+
+type ParsedEnvironment = v.InferOutput<typeof ENVIRONMENT_SCHEMA>;
+
+const CLUSTER_ONLY = [
+  "SWITCHYARD_CLUSTER_CREDS",
+  "SWITCHYARD_CLUSTER_USER",
+  "SWITCHYARD_CLUSTER_PASSWORD",
+  "SWITCHYARD_CLUSTER_TOKEN",
+  "SWITCHYARD_CLUSTER_TLS_CA",
+  "SWITCHYARD_CLUSTER_TLS_CERT",
+  "SWITCHYARD_CLUSTER_TLS_KEY",
+] as const;
+
+/** The cluster settings, checked together (they depend on each other); undefined without SWITCHYARD_CLUSTER_URL. */
+function clusterConfig(input: ParsedEnvironment): ClusterConfig | undefined {
+  const fail = (variable: string, message: string): never => {
+    throw new ConfigError(`Invalid configuration: ${variable} ${message}.`);
+  };
+  if (input.SWITCHYARD_CLUSTER_URL === undefined) {
+    if (input.SWITCHYARD_NODE_ID !== undefined) fail("SWITCHYARD_NODE_ID", "needs SWITCHYARD_CLUSTER_URL (cluster mode)");
+    for (const name of CLUSTER_ONLY) if (input[name] !== undefined) fail(name, "needs SWITCHYARD_CLUSTER_URL (cluster mode)");
+    return undefined;
+  }
+  if (input.SWITCHYARD_NODE_ID === undefined) return fail("SWITCHYARD_NODE_ID", "is required in cluster mode (SWITCHYARD_CLUSTER_URL is set)");
+  const kinds = [input.SWITCHYARD_CLUSTER_CREDS, input.SWITCHYARD_CLUSTER_USER, input.SWITCHYARD_CLUSTER_TOKEN].filter((value) => value !== undefined).length;
+  if (kinds > 1) fail("SWITCHYARD_CLUSTER_CREDS", "conflicts: set one of SWITCHYARD_CLUSTER_CREDS, SWITCHYARD_CLUSTER_USER (+ _PASSWORD) or SWITCHYARD_CLUSTER_TOKEN");
+  if ((input.SWITCHYARD_CLUSTER_USER === undefined) !== (input.SWITCHYARD_CLUSTER_PASSWORD === undefined)) {
+    fail(input.SWITCHYARD_CLUSTER_USER === undefined ? "SWITCHYARD_CLUSTER_USER" : "SWITCHYARD_CLUSTER_PASSWORD", "must be set together with its pair (user and password)");
+  }
+  if ((input.SWITCHYARD_CLUSTER_TLS_CERT === undefined) !== (input.SWITCHYARD_CLUSTER_TLS_KEY === undefined)) {
+    fail(input.SWITCHYARD_CLUSTER_TLS_CERT === undefined ? "SWITCHYARD_CLUSTER_TLS_CERT" : "SWITCHYARD_CLUSTER_TLS_KEY", "must be set together with its pair (certificate and key)");
+  }
+  const tls =
+    input.SWITCHYARD_CLUSTER_TLS_CA !== undefined || input.SWITCHYARD_CLUSTER_TLS_CERT !== undefined
+      ? Object.freeze({ caFile: input.SWITCHYARD_CLUSTER_TLS_CA, certFile: input.SWITCHYARD_CLUSTER_TLS_CERT, keyFile: input.SWITCHYARD_CLUSTER_TLS_KEY })
+      : undefined;
+  return Object.freeze({
+    servers: Object.freeze(input.SWITCHYARD_CLUSTER_URL.split(",")),
+    nodeId: input.SWITCHYARD_NODE_ID,
+    prefix: input.SWITCHYARD_CLUSTER_PREFIX,
+    replicas: input.SWITCHYARD_CLUSTER_REPLICAS,
+    publishTimeoutMs: input.SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS,
+    credsFile: input.SWITCHYARD_CLUSTER_CREDS,
+    user: input.SWITCHYARD_CLUSTER_USER,
+    password: input.SWITCHYARD_CLUSTER_PASSWORD,
+    token: input.SWITCHYARD_CLUSTER_TOKEN,
+    tls,
+  });
+}
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -138,6 +230,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       signInMaxFailuresPerAddress: input.SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS,
       signInWindowMs: input.SWITCHYARD_SIGNIN_WINDOW_MS,
       passwordCost: input.SWITCHYARD_PASSWORD_COST,
+      oauthTokenTtlMs: input.SWITCHYARD_OAUTH_TOKEN_TTL_MS,
     }),
+    cluster: clusterConfig(input),
   });
 }

@@ -17,5 +17,4 @@ export default defineConfig({
     sourcemap: false,
   },
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
-  resolve: { alias: { react: "preact/compat", "react-dom": "preact/compat" } },
 });

@@ -22,6 +22,7 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },
   OVERLOADED: { status: 503, message: "The service is busy; retry later." },
   SHUTTING_DOWN: { status: 503, message: "The service is shutting down; retry later." },
+  CLUSTER_UNAVAILABLE: { status: 503, message: "This node cannot reach the cluster's log; retry later (another node may answer)." },
   INTERNAL: { status: 500, message: "Internal server error." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

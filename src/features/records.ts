@@ -2,9 +2,13 @@
 export interface FeatureRecord {
   id: string;
   key: string;
+  /** The display name people see; null (features made before names existed) shows the key. */
+  name: string | null;
   description: string | null;
   link: string | null;
   stage: string | null;
+  /** The app release stage the feature was put in (API.md §10); absent or null when `stage` is only a label. */
+  stageId?: string | null;
   createdAt: string;
   optInEnabled: boolean;
   /** Extra event names that count as usage of this feature (analytics). */
@@ -12,10 +16,18 @@ export interface FeatureRecord {
   archivedAt: string | null;
 }
 
+/** What people see for a feature: its name, else its key. */
+export function displayName(feature: Pick<FeatureRecord, "key" | "name">): string {
+  return feature.name ?? feature.key;
+}
+
 /** Stored exactly as saved: the rule trees are opaque here and validated before they reach the store. */
 export interface TargetingState {
   version: number;
+  /** What is served and evaluated: segment references already inlined. */
   rules: unknown[];
+  /** The rules as saved, with their `{type: "segment"}` nodes; present only when they name a segment. */
+  segmentRules?: unknown[];
 }
 
 export interface ConfigState {
@@ -39,6 +51,7 @@ export interface HistoryEntry extends Partial<HistoryLink> {
   kind: "targeting" | "config";
   version: number;
   rules?: unknown[];
+  segmentRules?: unknown[];
   variants?: unknown[];
   at: string;
 }

@@ -4,6 +4,7 @@ import type { StreamResponse } from "../api/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { Services } from "../services.js";
 import { LiveStreamHub } from "./live-stream-hub.js";
+import { withPrompts } from "../surveys/prompting-routes.js";
 
 /** Response headers of every stream. `x-accel-buffering` stops nginx-style proxies from holding the events back. */
 const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -14,13 +15,14 @@ const STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * `/sse/client` carries the browser's context as JSON (the Reflag browser SDK's `serializeContext`). Updates are
- * per environment, so it is not used; a malformed one is still refused, as for any query.
+ * `/sse/client` carries the browser's context as JSON (the Reflag browser SDK's `serializeContext`). Flag updates
+ * are per environment; the user's id, when given, also brings that user's feedback prompts (src/surveys). A
+ * malformed context is refused, as for any query. Answers the user id, if any.
  */
-function checkContextParam(query: string): void {
-  if (!query.includes("context=")) return;
+function userOfContextParam(query: string): string | undefined {
+  if (!query.includes("context=")) return undefined;
   const raw = new URLSearchParams(query).get("context");
-  if (raw === null || raw === "") return;
+  if (raw === null || raw === "") return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -30,6 +32,9 @@ function checkContextParam(query: string): void {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ServiceError("INVALID_QUERY", undefined, [{ path: "context", message: "must be a JSON object" }]);
   }
+  const id = (parsed as { user?: { id?: unknown } }).user?.id;
+  // A user id holding the key separator could alias another user's prompt records: such a user gets no prompts.
+  return (typeof id === "string" && id !== "" && !id.includes("\u0000")) || typeof id === "number" ? String(id) : undefined;
 }
 
 function openStream(hub: LiveStreamHub, context: RouteContext<Services>): StreamResponse {
@@ -60,8 +65,9 @@ export function createLiveRoutes(): [HttpMethod, string, RouteSpec<Services>][] 
         bodyLimit: 0,
         cors: true,
         handle: (context) => {
-          checkContextParam(context.request.query);
-          return openStream(hubOf(context.services), context);
+          const userId = userOfContextParam(context.request.query);
+          const stream = openStream(hubOf(context.services), context);
+          return withPrompts(context.services, environmentOf(context.principal).environmentId, userId, stream);
         },
       },
     ],

@@ -5,6 +5,7 @@ import type { FeatureRecord } from "../features/records.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
+import { prepareTargeting, segmentLookup } from "../segments/targeting-writes.js";
 
 type ConfigurationAppliers = Pick<
   Appliers,
@@ -16,14 +17,16 @@ function environmentEntity(kind: string, environment: EnvironmentRecord) {
   return { kind, id: environment.id, environmentId: environment.id, appId: environment.appId };
 }
 
-const FEATURE_FIELDS = ["description", "link", "stage", "optInEnabled", "usageEvents"] as const;
+const FEATURE_FIELDS = ["name", "description", "link", "stage", "optInEnabled", "usageEvents"] as const;
 
 /** The fields a feature write changed, as `{field: {from, to}}` (all of them, from null, for a new feature). */
 function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): Record<string, { from: unknown; to: unknown }> {
   const diff: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of FEATURE_FIELDS) {
-    const from = before ? before[field] : null;
-    if (JSON.stringify(from) !== JSON.stringify(after[field])) diff[field] = { from, to: after[field] };
+    // `name` is optional on stored features: absent reads as null.
+    const from = (before ? before[field] : null) ?? null;
+    const to = after[field] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) diff[field] = { from, to };
   }
   return diff;
 }
@@ -76,6 +79,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
   },
 
   "feature.put"({ features }, change) {
+    if (change.createOnly && features.getFeature(change.appId, change.featureKey)) return refused("CONFLICT", `Feature ${change.featureKey} exists.`);
     const written = features.writeFeature(change.appId, change.featureKey, change.fields, change.featureId, change.at);
     if (!written) return refused("NOT_FOUND", `No app ${change.appId}.`);
     const { feature, previous } = written;
@@ -107,9 +111,14 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
     const environment = tenancy.getEnvironment(change.environmentId);
     const feature = environment && features.getFeature(environment.appId, change.featureKey);
     if (!feature) return refused("NOT_FOUND", `No feature ${change.featureKey}.`);
+    // Segment references are inlined here, against the segments as they are when the change is applied.
+    const prepared = change.kind === "targeting" ? prepareTargeting(change.list, segmentLookup(context, environment!.appId)) : undefined;
+    if (prepared && !prepared.ok) return refused("INVALID_RULES", prepared.message);
     const before = features.rulesOf(change.environmentId, change.featureKey);
     const link = { auditCursor: context.auditCursor(), actor: change.actor };
-    const written = features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;
+    const written = prepared
+      ? features.writeRules(change.environmentId, change.featureKey, "targeting", prepared.served, change.at, link, prepared.segmentRules)!
+      : features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;
     const fromVersion = change.kind === "targeting" ? before.targeting.version : before.config.version;
     return {
       ok: true,

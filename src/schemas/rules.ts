@@ -184,15 +184,27 @@ const ConfigShapeSchema = v.looseObject({
   ),
 });
 
+/**
+ * What a tree may hold besides the five SDK filter types. `segments`: `{type: "segment", segmentId}` nodes (the
+ * management API's; inlined before anything is served). `companyOnly`: context fields and rollout attributes must be
+ * `company.*` (a segment is a set of companies).
+ */
+export interface FilterTreeOptions {
+  segments?: boolean;
+  companyOnly?: boolean;
+}
+
+const SegmentNodeSchema = v.looseObject({ type: v.literal("segment"), segmentId: nonEmptyString("segmentId") });
+
 /** Validates `{rules: [{filter}]}`; on success returns the input itself, untouched. */
-export function validateTargeting(input: unknown): RulesValidation<TargetingRules> {
+export function validateTargeting(input: unknown, options: FilterTreeOptions = {}): RulesValidation<TargetingRules> {
   const issues: ValidationIssue[] = [];
   const shape = v.safeParse(TargetingShapeSchema, input);
   if (!shape.success) {
     collectValibotIssues(shape.issues, "", issues);
     return { ok: false, issues };
   }
-  shape.output.rules.forEach((rule, index) => validateFilterTree(rule.filter, `rules.${index}.filter`, issues));
+  shape.output.rules.forEach((rule, index) => validateFilterTree(rule.filter, `rules.${index}.filter`, issues, options));
   return issues.length === 0 ? { ok: true, value: input as TargetingRules } : { ok: false, issues };
 }
 
@@ -211,7 +223,7 @@ export function validateConfig(input: unknown): RulesValidation<ConfigVariants> 
 }
 
 /** Validates one filter tree rooted at `rootPath` (depth 1), appending issues in document order. */
-export function validateFilterTree(root: unknown, rootPath: string, issues: ValidationIssue[]): void {
+export function validateFilterTree(root: unknown, rootPath: string, issues: ValidationIssue[], options: FilterTreeOptions = {}): void {
   interface Pending {
     node: unknown;
     path: string;
@@ -236,12 +248,23 @@ export function validateFilterTree(root: unknown, rootPath: string, issues: Vali
       issues.push({ path, message: "A filter must not contain itself" });
       continue;
     }
+    if (options.segments && (node as { type?: unknown }).type === "segment") {
+      const segment = v.safeParse(SegmentNodeSchema, node);
+      if (!segment.success) collectValibotIssues(segment.issues, path, issues);
+      continue;
+    }
     const parsed = v.safeParse(FilterNodeSchema, node);
     if (!parsed.success) {
       collectValibotIssues(parsed.issues, path, issues);
       continue;
     }
     const filter = parsed.output;
+    if (options.companyOnly) {
+      if (filter.type === "context" && !filter.field.startsWith("company.")) issues.push({ path: `${path}.field`, message: "A segment filters companies: fields must start with company." });
+      if (filter.type === "rolloutPercentage" && !filter.partialRolloutAttribute.startsWith("company.")) {
+        issues.push({ path: `${path}.partialRolloutAttribute`, message: "A segment filters companies: the rollout attribute must start with company." });
+      }
+    }
     if (filter.type === "group") {
       // Pushed in reverse so that members are checked, and their issues reported, left to right.
       for (let index = filter.filters.length - 1; index >= 0; index--) {

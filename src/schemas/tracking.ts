@@ -164,7 +164,7 @@ function keyText(min: number, max: number) {
 }
 
 /** `userId` / `companyId`: a non-empty string or a finite number, kept as a string. */
-const IdSchema = v.pipe(
+export const IdSchema = v.pipe(
   v.union(
     [keyText(1, MAX_ID_LENGTH), v.pipe(v.number(), v.finite("must be a finite number"))],
     "must be a non-empty string or a finite number",

@@ -6,6 +6,7 @@ import type { ApiResponse } from "../api/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../features/wait-for-version.js";
 import type { Services } from "../services.js";
+import { displayName } from "../features/records.js";
 
 interface PreparedRules {
   flagStateVersion: number;
@@ -25,12 +26,14 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
   const features = services.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
     key: feature.key,
     id: feature.id,
+    name: displayName(feature),
     description: feature.description,
     link: feature.link,
     createdAt: feature.createdAt,
     stage: feature.stage,
     optInEnabled: feature.optInEnabled,
-    targeting: state.targeting,
+    // Only what SDKs evaluate: the rules with segments inlined, not the segment references they were saved with.
+    targeting: { version: state.targeting.version, rules: state.targeting.rules },
     config: state.config,
   }));
   const body = JSON.stringify({ success: true, flagStateVersion: environment.flagStateVersion, features });

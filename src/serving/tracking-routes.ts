@@ -3,6 +3,8 @@ import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { Services } from "../services.js";
+import { promptingAfterTracking } from "../surveys/prompting-routes.js";
+import { trackReplicated } from "./replicated-tracking.js";
 
 /** The calls that can change stored user or company attributes, which evaluation reads as remote context. */
 const CHANGES_ATTRIBUTES: ReadonlySet<TrackingCall> = new Set(["user", "company", "bulk"]);
@@ -11,8 +13,11 @@ function track(call: TrackingCall) {
   const changesAttributes = CHANGES_ATTRIBUTES.has(call);
   return async (context: RouteContext<Services>): Promise<ApiResponse> => {
     const { environmentId } = environmentOf(context.principal);
+    const { cluster } = context.services;
+    // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
+    if (cluster !== undefined) return trackReplicated(cluster, context.services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
     try {
-      return await context.services.executor.run({
+      const response = await context.services.executor.run({
         kind: "track",
         environmentId,
         call,
@@ -20,6 +25,9 @@ function track(call: TrackingCall) {
         contentType: context.request.headers["content-type"],
         receivedAt: Date.now(),
       });
+      // Committed: a user with a feedback prompt stream open may qualify for a survey now.
+      if (response.status === 200) promptingAfterTracking(context.services, environmentId, call, context.request.body);
+      return response;
     } finally {
       // After the commit (or the refusal): evaluation answers cached before it may no longer hold.
       if (changesAttributes) context.services.evaluationCache.attributesChanged(environmentId);
@@ -45,4 +53,6 @@ export const TRACKING_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ["POST", "/:trackingKey/event", trackingApi("event", BODY_LIMITS.single)],
   ["POST", "/:trackingKey/feedback", trackingApi("feedback", BODY_LIMITS.single)],
   ["POST", "/:trackingKey/bulk", trackingApi("bulk", BODY_LIMITS.bulk)],
+  // `@bucketco/tracking-sdk` 2.4.0 reports its feedback prompts' events here.
+  ["POST", "/:trackingKey/feedback/prompt-events", trackingApi("prompt-event", BODY_LIMITS.single)],
 ];

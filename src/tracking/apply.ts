@@ -8,6 +8,7 @@ import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
+import { markPromptDone } from "../surveys/prompt-store.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -150,7 +151,7 @@ function checkReferencesBeforeWriting(store: KvStore, environmentId: string, ite
 }
 
 /** One transaction's worth of tracking writes for one environment. */
-class TrackingWriter {
+export class TrackingWriter {
   private readonly entities: EntityWriter;
   private readonly sequences: SequenceAllocator;
   /** Analytics aggregates, kept in the same transaction as the entries they summarise. */
@@ -188,9 +189,11 @@ class TrackingWriter {
     }
   }
 
-  feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef): string {
-    const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf);
+  /** `newId`: the id a new feedback gets, when decided beforehand (cluster mode: every node must store the same one). */
+  feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef, newId?: string): string {
+    const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf, newId);
     this.aggregates.feedback(record);
+    if (item.promptId !== undefined) markPromptDone(this.store, this.environmentId, item.promptId);
     return record.feedbackId;
   }
 
@@ -298,6 +301,7 @@ class TrackingWriter {
       receivedAt: this.receivedAt,
     };
     this.append("promptEvents", record);
+    if (item.action === "dismissed") markPromptDone(this.store, this.environmentId, item.promptId);
   }
 
   private append(table: "events" | "featureEvents" | "promptEvents", record: unknown): void {

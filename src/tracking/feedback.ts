@@ -91,13 +91,14 @@ export function writeFeedback(
   receivedAt: number,
   sequences: SequenceAllocator,
   latestCompanyOf: (userId: string) => string | null,
+  newId: string = newFeedbackId(),
 ): FeedbackRecord {
   const log = store.table<FeedbackRecord>("feedback");
   const index = store.table<number>("feedback");
   let record: FeedbackRecord;
   if (item.feedbackId === undefined) {
     record = {
-      feedbackId: newFeedbackId(),
+      feedbackId: newId,
       userId: item.userId,
       companyId: item.companyId ?? null,
       countsForCompanyId: item.companyId ?? latestCompanyOf(item.userId),

@@ -19,7 +19,15 @@ export interface Executor {
   evaluateNow?(job: EvaluateJob): JobResult;
   /** Jobs accepted and not yet answered. */
   pending(): number;
+  /** Pools only: the share of the threads' capacity in use (Piscina's utilisation, 0..1). */
+  utilization?(): number;
   close(): Promise<void>;
+}
+
+/** Tracking requests and the batches they travelled in, as plain numbers (read by GET /metrics). */
+export interface TrackingStats {
+  batches: number;
+  requests: number;
 }
 
 const CONCURRENT_TASKS_PER_WORKER = 16;
@@ -33,13 +41,18 @@ function overloaded(): ServiceError {
 }
 
 /** Runs jobs on the calling thread: the fastest arrangement on small machines, and the only one for a store that lives in this process. */
-export function createInlineExecutor(context: JobContext, maxPending: number, onFault: (error: unknown) => void): Executor {
+export function createInlineExecutor(context: JobContext, maxPending: number, onFault: (error: unknown) => void, stats?: TrackingStats): Executor {
   let pending = 0;
   return {
     kind: "inline",
     async run(job) {
       if (pending >= maxPending) throw overloaded();
       pending++;
+      // Inline, each tracking request is its own transaction (group-committed with the turn's others).
+      if (stats !== undefined && job.kind === "track") {
+        stats.batches++;
+        stats.requests++;
+      }
       try {
         return await runJob(context, job, onFault);
       } finally {
@@ -64,6 +77,7 @@ export interface PoolOptions {
   maxPending: number;
   /** Most jobs per task: large batches amortise the message cost, but one worker should not get everything. */
   maxBatch: number;
+  stats?: TrackingStats;
 }
 
 /**
@@ -98,6 +112,14 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     for (let index = 0; index < spareBuffers.length; index++) if (largest < 0 || spareBuffers[index]!.byteLength > spareBuffers[largest]!.byteLength) largest = index;
     const buffer = largest < 0 ? undefined : spareBuffers.splice(largest, 1)[0];
     const task: Batch = { jobs: batch.map((waiting) => waiting.job), buffer };
+    if (options.stats !== undefined) {
+      let tracking = 0;
+      for (const job of task.jobs) if (job.kind === "track") tracking++;
+      if (tracking > 0) {
+        options.stats.batches++;
+        options.stats.requests += tracking;
+      }
+    }
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(
       (packed) => {
         const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
@@ -141,6 +163,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       });
     },
     pending: () => pending,
+    utilization: () => pool.utilization,
     close: () => pool.destroy(),
   };
 }
@@ -162,6 +185,7 @@ export function createSplitExecutor(pool: Executor, inline: Executor): Executor 
     kind: "pool",
     run: (job) => (routesToPool(job) ? pool.run(job) : inline.run(job)),
     pending: () => pool.pending() + inline.pending(),
+    utilization: () => pool.utilization?.() ?? 0,
     close: async () => {
       await pool.close();
       await inline.close();

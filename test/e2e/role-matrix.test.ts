@@ -50,6 +50,13 @@ interface Cell {
 }
 
 const RULES = { rules: [{ filter: { type: "constant", value: true } }] };
+const SURVEY = { question: "How is it?", afterUses: 3 };
+
+/** A survey on the matrix feature, for the cells that read or remove one. */
+async function putSurvey(fixture: Fixture): Promise<Partial<Cell>> {
+  await ok(request(fixture.url, "PUT", `/admin/environments/${fixture.envId}/features/matrix-feature/survey`, { token: fixture.admin, body: SURVEY }));
+  return {};
+}
 
 async function ok(reply: Promise<JsonReply>): Promise<JsonReply> {
   const answered = await reply;
@@ -87,17 +94,19 @@ const CELLS: Cell[] = [
     expected: WRITE,
   },
   { method: "GET", path: `${E}/features/:key`, expected: READ },
+  // The dashboard's reads: the environment's features with their state, and "try it" (an SDK's evaluation query).
+  { method: "GET", path: `${E}/features`, expected: READ },
+  { method: "GET", path: `${E}/evaluate`, prepare: async (fixture) => ({ path: `/admin/environments/${fixture.envId}/evaluate?context.user.id=mx-user` }), expected: READ },
   { method: "PUT", path: `${E}/features/:key/targeting`, body: RULES, expected: WRITE },
   { method: "PUT", path: `${E}/features/:key/config`, body: { variants: [] }, expected: WRITE },
   { method: "GET", path: `${E}/features/:key/history`, expected: READ },
-  { method: "GET", path: `${E}/features`, expected: READ },
-  { method: "GET", path: `${E}/evaluate`, expected: READ },
   { method: "GET", path: `${E}/users/:userId`, expected: READ },
   { method: "GET", path: `${E}/companies/:companyId`, expected: READ },
   { method: "GET", path: `${E}/events`, expected: READ },
   { method: "GET", path: `${E}/feature-events`, expected: READ },
   { method: "GET", path: `${E}/feedback`, expected: READ },
   { method: "GET", path: `${E}/prompt-events`, expected: READ },
+  // The dashboard's paged lists and the cursors of each log's newest entries.
   { method: "GET", path: `${E}/companies`, expected: READ },
   { method: "GET", path: `${E}/users`, expected: READ },
   { method: "GET", path: `${E}/log-tails`, expected: READ },
@@ -107,6 +116,52 @@ const CELLS: Cell[] = [
   { method: "GET", path: `${E}/analytics/settings`, expected: READ },
   { method: "PUT", path: `${E}/analytics/settings`, body: { retentionDays: 3 }, expected: WRITE },
   { method: "POST", path: `${E}/analytics/rebuild`, expected: WRITE },
+  { method: "GET", path: `${E}/surveys`, expected: READ },
+  { method: "GET", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: READ },
+  { method: "PUT", path: `${E}/features/:key/survey`, body: SURVEY, expected: WRITE },
+  { method: "DELETE", path: `${E}/features/:key/survey`, prepare: (fixture) => putSurvey(fixture), expected: WRITE },
+  // Issue 18: release stages, segments, and the Reflag CLI's /api.
+  { method: "GET", path: "/admin/apps/:appId/stages", expected: READ },
+  { method: "POST", path: "/admin/apps/:appId/stages", prepare: async (fixture) => ({ body: { name: `Stage ${++fixture.counter}` } }), expected: WRITE },
+  { method: "PATCH", path: "/admin/apps/:appId/stages/:stageId", body: { order: 7 }, expected: WRITE },
+  {
+    method: "DELETE",
+    path: "/admin/apps/:appId/stages/:stageId",
+    prepare: async (fixture) => {
+      const created = await ok(request(fixture.url, "POST", `/admin/apps/${fixture.appId}/stages`, { token: fixture.admin, body: { name: `Doomed ${++fixture.counter}` } }));
+      return { path: `/admin/apps/${fixture.appId}/stages/${created.body.stage.id}` };
+    },
+    expected: WRITE,
+  },
+  { method: "PUT", path: "/admin/apps/:appId/features/:key/stage", body: { stage: "Internal" }, expected: WRITE },
+  { method: "GET", path: "/admin/apps/:appId/segments", expected: READ },
+  {
+    method: "POST",
+    path: "/admin/apps/:appId/segments",
+    prepare: async (fixture) => ({ body: { name: `Segment ${++fixture.counter}`, filter: { type: "constant", value: true } } }),
+    expected: WRITE,
+  },
+  { method: "GET", path: "/admin/apps/:appId/segments/:segment", expected: READ },
+  { method: "PATCH", path: "/admin/apps/:appId/segments/:segment", body: { description: "matrix" }, expected: WRITE },
+  {
+    method: "DELETE",
+    path: "/admin/apps/:appId/segments/:segment",
+    prepare: async (fixture) => {
+      const body = { name: `Doomed segment ${++fixture.counter}`, filter: { type: "constant", value: false } };
+      const created = await ok(request(fixture.url, "POST", `/admin/apps/${fixture.appId}/segments`, { token: fixture.admin, body }));
+      return { path: `/admin/apps/${fixture.appId}/segments/${created.body.segment.id}` };
+    },
+    expected: WRITE,
+  },
+  { method: "GET", path: `${E}/segments/:segment/companies`, expected: READ },
+  { method: "GET", path: "/api/bootstrap", expected: READ },
+  { method: "GET", path: "/api/apps/:appId/features", prepare: async (fixture) => ({ path: `/api/apps/${fixture.appId}/features?envId=${fixture.envId}` }), expected: READ },
+  {
+    method: "POST",
+    path: "/api/apps/:appId/features",
+    prepare: async (fixture) => ({ body: { name: "Matrix flag", key: `matrix-flag-${++fixture.counter}` } }),
+    expected: WRITE,
+  },
   { method: "GET", path: "/admin/setup", expected: anyone(200) },
   {
     method: "POST",
@@ -155,6 +210,7 @@ const CELLS: Cell[] = [
     expected: REVOKE_OWN_TOKEN,
   },
   { method: "GET", path: "/admin/audit", expected: READ },
+  { method: "GET", path: "/admin/cluster", expected: READ },
   { method: "GET", path: "/admin/admin-token", expected: READ },
   { method: "POST", path: "/admin/admin-token/rotate", expected: MEMBERS },
   { method: "DELETE", path: "/admin/admin-token", expected: MEMBERS },
@@ -167,6 +223,8 @@ function fill(path: string, fixture: Fixture): string {
     .replace(":key", "matrix-feature")
     .replace(":userId", "mx-user")
     .replace(":companyId", "mx-co")
+    .replace(":stageId", "st_beta")
+    .replace(":segment", "Matrix")
     .replace(":memberId", fixture.memberIds.owner!);
 }
 
@@ -192,6 +250,7 @@ describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"
     fixture.envId = production.id;
     fixture.secretKey = production.secretKey;
     await ok(request(server.url, "PUT", `/admin/apps/${app.id}/features/matrix-feature`, { token: server.adminToken, body: {} }));
+    await ok(request(server.url, "POST", `/admin/apps/${app.id}/segments`, { token: server.adminToken, body: { name: "Matrix", filter: { type: "constant", value: true } } }));
     await ok(request(server.url, "POST", "/company", { token: production.secretKey, body: { companyId: "mx-co", userId: "mx-user", attributes: { plan: "pro" } } }));
     const sessions = {} as Fixture["sessions"];
     for (const role of ["owner", "editor", "viewer"] as const) {

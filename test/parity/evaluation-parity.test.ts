@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { compileRuleset, contextValues, evaluateRuleset, serializeEvaluation, writeAnswer } from "../../src/evaluation/index.js";
 import { validateConfig, validateTargeting } from "../../src/schemas/rules.js";
 import { evaluationContext, featureDefinitions, PARITY_NOW } from "./arbitraries.js";
-import { compileReference, evaluateReference } from "./reference.js";
+import { compileReference, evaluateReference, REFERENCE_NAMES } from "./reference.js";
 
 const decoder = new TextDecoder();
 
@@ -18,7 +18,7 @@ const CONTEXTS_PER_RULESET = 16;
 /** Leaves headroom under the per-test timeout on a slow two-core machine. */
 const TIME_BUDGET_MS = 40_000;
 
-describe("evaluation parity with @bucketco/flag-evaluation", () => {
+describe("evaluation parity with @bucketco/flag-evaluation and @reflag/flag-evaluation", () => {
   const originalTimeZone = process.env.TZ;
   beforeAll(() => {
     // A zone with DST around PARITY_NOW, where the reference's local-calendar "N days ago" differs from N × 24 h.
@@ -36,7 +36,7 @@ describe("evaluation parity with @bucketco/flag-evaluation", () => {
   });
 
   it(
-    `matches the reference on at least ${MIN_CASES} random (ruleset, context) pairs`,
+    `matches both references on at least ${MIN_CASES} random (ruleset, context) pairs`,
     () => {
       expect(new Date(PARITY_NOW).getTimezoneOffset()).not.toBe(new Date(PARITY_NOW - 86_400_000).getTimezoneOffset());
       let cases = 0;
@@ -54,10 +54,14 @@ describe("evaluation parity with @bucketco/flag-evaluation", () => {
             }
             const ours = compileRuleset(definitions);
             expect(ours.compileFailures).toEqual([]);
-            const reference = compileReference(definitions);
+            const [reference, second] = REFERENCE_NAMES.map((name) => compileReference(definitions, name));
             for (const context of contexts) {
               const actual = evaluateRuleset(ours, context, options);
-              const expected = evaluateReference(reference, context, options);
+              const expected = evaluateReference(reference!, context, options);
+              // The second reference must answer as the first (docs/SDK-COMPATIBILITY.md: they differ only outside
+              // evaluation); so ours, equal to the first, is equal to both.
+              const alsoExpected = evaluateReference(second!, context, options);
+              if (JSON.stringify(alsoExpected) !== JSON.stringify(expected)) expect(alsoExpected).toEqual(expected);
               // JSON text comparison is exact for these JSON-shaped results and far cheaper than a deep equal;
               // the deep equal runs only to describe a difference.
               const expectedMap = JSON.stringify(Object.fromEntries(expected.map((item) => [item.key, item])));

@@ -10,7 +10,7 @@ import type { FeatureDefinition } from "../../src/evaluation/index.js";
 import { useAppServer } from "../support/app-server.js";
 import { request } from "../support/http.js";
 import { featureDefinitions, stringAtom } from "./arbitraries.js";
-import { evaluateWithReference } from "./reference.js";
+import { evaluateWithReference, REFERENCE_NAMES } from "./reference.js";
 
 /** Attribute names without dots or prototype names, so that the flattened context means one nested context only. */
 const ATTRIBUTE = fc.constantFrom("id", "name", "email", "plan", "Plan", "seats", "createdAt", "flag", "tags", "ключ");
@@ -38,10 +38,10 @@ function queryOf(context: Record<string, unknown>): string {
 const RULESETS = 60;
 const CONTEXTS_PER_RULESET = 15;
 
-describe("evaluation parity over HTTP", () => {
+describe("evaluation parity over HTTP, with @bucketco/flag-evaluation and @reflag/flag-evaluation", () => {
   const app = useAppServer();
 
-  it(`answers like the reference for ${RULESETS} random rulesets × ${CONTEXTS_PER_RULESET} random contexts`, { timeout: 120_000 }, async () => {
+  it(`answers like both references for ${RULESETS} random rulesets × ${CONTEXTS_PER_RULESET} random contexts`, { timeout: 120_000 }, async () => {
     const samples = fc.sample(fc.tuple(featureDefinitions(), fc.array(CONTEXT, { minLength: CONTEXTS_PER_RULESET, maxLength: CONTEXTS_PER_RULESET })), {
       numRuns: RULESETS,
       seed: 20261122,
@@ -72,8 +72,10 @@ describe("evaluation parity over HTTP", () => {
           const query = queryOf(context);
           const answer = await request(app.server.url, "GET", `/features/evaluated?${query}`, { token: app.keys.production.publishableKey });
           expect(answer.status, query).toBe(200);
-          const expected = Object.fromEntries(evaluateWithReference(rules.body.features, context).map((item) => [item.key, JSON.parse(JSON.stringify(item))]));
-          expect(answer.body.features, `context ${JSON.stringify(context)}\nrules ${JSON.stringify(rules.body.features)}`).toEqual(expected);
+          for (const reference of REFERENCE_NAMES) {
+            const expected = Object.fromEntries(evaluateWithReference(rules.body.features, context, {}, reference).map((item) => [item.key, JSON.parse(JSON.stringify(item))]));
+            expect(answer.body.features, `${reference}: context ${JSON.stringify(context)}\nrules ${JSON.stringify(rules.body.features)}`).toEqual(expected);
+          }
           compared++;
         }
       }

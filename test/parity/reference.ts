@@ -1,12 +1,25 @@
 /**
- * The reference evaluator (`@bucketco/flag-evaluation`, what the Bucket Node SDK runs locally) wrapped to answer in
- * the shape of our `evaluateRuleset`, so parity tests — unit and end-to-end — compare like with like.
+ * The reference evaluators — `@bucketco/flag-evaluation` 0.2.1 (what the Bucket Node SDK runs locally) and
+ * `@reflag/flag-evaluation` 1.0.1 (the Reflag Node SDK's) — wrapped to answer in the shape of our `evaluateRuleset`,
+ * so parity tests — unit and end-to-end — compare like with like, against each.
  */
-import { newEvaluator, type RuleFilter } from "@bucketco/flag-evaluation";
+import { newEvaluator as newBucketEvaluator, type RuleFilter } from "@bucketco/flag-evaluation";
+import { newEvaluator as newReflagEvaluator } from "@reflag/flag-evaluation";
 
 import type { EvaluatedFeature, EvaluateOptions, FeatureDefinition } from "../../src/evaluation/index.js";
 
-type ReferenceEvaluator<T extends object | boolean> = ReturnType<typeof newEvaluator<T>>;
+type ReferenceEvaluator<T extends object | boolean> = ReturnType<typeof newBucketEvaluator<T>>;
+
+/** Both references build evaluators the same way; only their names differ (`featureKey` / `flagKey`). */
+type NewEvaluator = <T extends object | boolean>(rules: { filter: RuleFilter; value: T }[]) => ReferenceEvaluator<T>;
+
+/** The references the parity suites hold Switchyard to, by package. */
+export const REFERENCES = {
+  "@bucketco/flag-evaluation": newBucketEvaluator as NewEvaluator,
+  "@reflag/flag-evaluation": newReflagEvaluator as unknown as NewEvaluator,
+} as const;
+export type ReferenceName = keyof typeof REFERENCES;
+export const REFERENCE_NAMES = Object.keys(REFERENCES) as ReferenceName[];
 
 export interface ReferenceRuleset {
   features: {
@@ -17,7 +30,8 @@ export interface ReferenceRuleset {
 }
 
 /** Builds the reference's evaluators the way the Node SDK does when it loads feature definitions. */
-export function compileReference(definitions: readonly FeatureDefinition[]): ReferenceRuleset {
+export function compileReference(definitions: readonly FeatureDefinition[], reference: ReferenceName = "@bucketco/flag-evaluation"): ReferenceRuleset {
+  const newEvaluator = REFERENCES[reference];
   return {
     features: definitions.map((definition) => ({
       definition,
@@ -75,6 +89,7 @@ export function evaluateWithReference(
   definitions: readonly FeatureDefinition[],
   context: Record<string, unknown>,
   options?: EvaluateOptions,
+  reference: ReferenceName = "@bucketco/flag-evaluation",
 ): EvaluatedFeature[] {
-  return evaluateReference(compileReference(definitions), context, options);
+  return evaluateReference(compileReference(definitions, reference), context, options);
 }

@@ -1,0 +1,68 @@
+import type { ManagementChange } from "../management/changes.js";
+
+/** A subject token from any string: base64url has only letters, digits, `-` and `_`, none of NATS's specials. */
+const token = (value: string): string => Buffer.from(value, "utf8").toString("base64url") || "_";
+
+/**
+ * The configuration subject of a change: the thing whose state the change reads and rewrites. Optimistic
+ * concurrency works per subject (JetStream's expected last sequence per subject), so two changes of one feature's
+ * targeting conflict and the second is retried after the first, while changes of different features never wait for
+ * each other. `null`: a bookkeeping change that rewrites nothing it read (usage stamps, failed sign-ins), published
+ * without an expectation.
+ */
+export function changeSubject(change: ManagementChange): { subject: string; concurrency: boolean } {
+  const scoped = (subject: string) => ({ subject, concurrency: true });
+  switch (change.type) {
+    case "app.create":
+      return scoped(`app.${token(change.app.id)}`);
+    case "environment.create":
+      return scoped(`app.${token(change.environment.appId)}.environments`);
+    case "key.rotate":
+      return scoped(`env.${token(change.environmentId)}.keys`);
+    case "feature.put":
+    case "feature.archive":
+      return scoped(`app.${token(change.appId)}.feature.${token(change.featureKey)}`);
+    case "rules.put":
+      return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}`);
+    case "stage.create":
+    case "stage.update":
+    case "stage.delete":
+      return scoped(`app.${token(change.appId)}.stages`);
+    // A segment change rewrites the targeting of every feature that uses it: one subject per app's segments.
+    case "segment.create":
+    case "segment.update":
+    case "segment.delete":
+      return scoped(`app.${token(change.appId)}.segments`);
+    case "feature.stage":
+      return scoped(`app.${token(change.appId)}.feature.${token(change.featureKey)}`);
+    case "survey.put":
+    case "survey.remove":
+      return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}.survey`);
+    case "analytics.settings":
+    case "analytics.rebuild":
+      return scoped(`env.${token(change.environmentId)}.analytics`);
+    // Members depend on each other (the last owner stays), so they share one subject.
+    case "member.create":
+    case "member.update":
+    case "member.remove":
+    case "password-reset.issue":
+    case "password-reset.complete":
+      return scoped("members");
+    case "token.create":
+    case "token.revoke":
+    case "oauth-code.redeem":
+      return scoped("tokens");
+    case "session.create":
+    case "session.revoke":
+      return scoped("sessions");
+    case "admin-token.rotate":
+    case "admin-token.disable":
+      return scoped("admin-token");
+    case "sign-in.fail":
+    case "credential.touch":
+    // Registrations and codes are new records under fresh ids: nothing they read can have changed meanwhile.
+    case "oauth-client.register":
+    case "oauth-code.issue":
+      return { subject: "bookkeeping", concurrency: false };
+  }
+}

@@ -1,0 +1,145 @@
+import type { JetStreamManager } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import type { ClusterConfig } from "../config/config.js";
+import type { Logger } from "../observability/logger.js";
+import type { Metrics } from "../observability/metrics.js";
+import type { KvStore } from "../storage/kv.js";
+import { ClusterConfigLog } from "./config-log.js";
+import { ClusterConnection } from "./connection.js";
+import { StreamPositions } from "./positions.js";
+import { ensureStreams, streamNames, type StreamNames } from "./streams.js";
+import { TrackingApplier, TrackingPublisher } from "./tracking-log.js";
+
+/** How often the node compares its positions with the streams' ends and reports them in the registry. */
+const CHECK_MS = 1_000;
+
+/** What a node reports about itself (`/health`, the registry, `switchyard cluster status`). */
+export interface NodeStatus {
+  nodeId: string;
+  connected: boolean;
+  /** Everything the streams held when the node started has been applied, and it is connected. */
+  caughtUp: boolean;
+  config: { applied: number; last: number; lag: number };
+  tracking: { applied: number; last: number; lag: number };
+  at: string;
+}
+
+/**
+ * One Switchyard node of a cluster (API.md §11): its NATS connection, the configuration log (also the node's
+ * ManagementLog), the tracking log's publisher and applier, and the periodic check that decides "caught up".
+ */
+export class ClusterNode {
+  private readonly stream = { config: 0, tracking: 0 };
+  /** The streams' last sequences when the node first reached them: applied past both means caught up. */
+  private startTarget: { config: number; tracking: number } | undefined;
+  private startupDone = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly config: ClusterConfig,
+    readonly connection: ClusterConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly registry: KV,
+    readonly names: StreamNames,
+    readonly management: ClusterConfigLog,
+    readonly publisher: TrackingPublisher,
+    readonly applier: TrackingApplier,
+    private readonly log: Logger,
+  ) {}
+
+  static async start(config: ClusterConfig, store: KvStore, log: Logger, metrics: Metrics, onTrackingApplied: (environments: Set<string>) => void): Promise<ClusterNode> {
+    const connection = await ClusterConnection.open(config, log);
+    const names = streamNames(config.prefix);
+    const { jsm, registry } = await ensureStreams(connection.nc, config, names, log);
+    const positions = new StreamPositions(store);
+    const configPublish = metrics.histogram("switchyard_cluster_publish_seconds", "Time from publishing to JetStream's acknowledgement.", [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5], ["log"]);
+    const configLatency = configPublish.labels("config");
+    const trackingLatency = configPublish.labels("tracking");
+    const management = new ClusterConfigLog({ store, connection, jsm, names, positions, log, publishTimeoutMs: config.publishTimeoutMs, onPublished: (seconds) => configLatency.observe(seconds) });
+    const publisher = new TrackingPublisher({
+      connection,
+      names,
+      nodeId: config.nodeId,
+      publishTimeoutMs: config.publishTimeoutMs,
+      log,
+      onBatch: (requests, seconds) => {
+        metrics.tracking.batches++;
+        metrics.tracking.requests += requests;
+        trackingLatency.observe(seconds);
+      },
+    });
+    const applier = new TrackingApplier({ store, connection, jsm, names, nodeId: config.nodeId, positions, log, onApplied: onTrackingApplied });
+    const node = new ClusterNode(config, connection, jsm, registry, names, management, publisher, applier, log);
+    metrics.labelledGauge("switchyard_cluster_lag_messages", "Messages in each replicated stream not yet applied on this node.", ["log"], () => {
+      const status = node.status();
+      return [
+        [{ log: "config" }, status.config.lag],
+        [{ log: "tracking" }, status.tracking.lag],
+      ];
+    });
+    metrics.gauge("switchyard_cluster_connected", "1 while the node is connected to NATS.", () => (connection.connected ? 1 : 0));
+    metrics.gauge("switchyard_cluster_caught_up", "1 once the node applied everything the streams held when it started, and is connected.", () => (node.status().caughtUp ? 1 : 0));
+    void management.run();
+    void applier.run();
+    await node.check();
+    node.timer = setInterval(() => void node.check(), CHECK_MS);
+    node.timer.unref();
+    return node;
+  }
+
+  /** Reads the streams' ends, decides whether the node caught up, and reports its position in the registry. */
+  private async check(): Promise<void> {
+    if (!this.connection.connected) return;
+    try {
+      const [config, tracking] = await Promise.all([this.jsm.streams.info(this.names.config), this.jsm.streams.info(this.names.tracking)]);
+      this.stream.config = config.state.last_seq;
+      this.stream.tracking = tracking.state.last_seq;
+      this.startTarget ??= { ...this.stream };
+      if (!this.startupDone && this.management.applied >= this.startTarget.config && this.applier.applied >= this.startTarget.tracking) {
+        this.startupDone = true;
+        this.log.info("cluster caught up", { config: this.management.applied, tracking: this.applier.applied });
+      }
+      await this.registry.put(this.config.nodeId, JSON.stringify(this.status()));
+    } catch (error) {
+      this.log.error("cluster check failed", { error: String(error) });
+    }
+  }
+
+  status(): NodeStatus {
+    const configApplied = this.management.applied;
+    const trackingApplied = this.applier.applied;
+    const configLast = Math.max(this.stream.config, configApplied);
+    const trackingLast = Math.max(this.stream.tracking, trackingApplied);
+    return {
+      nodeId: this.config.nodeId,
+      connected: this.connection.connected,
+      caughtUp: this.startupDone && this.connection.connected,
+      config: { applied: configApplied, last: configLast, lag: configLast - configApplied },
+      tracking: { applied: trackingApplied, last: trackingLast, lag: trackingLast - trackingApplied },
+      at: new Date().toISOString(),
+    };
+  }
+
+  /** Every node's last report from the registry, with lags against the streams' ends as this node sees them. */
+  async clusterStatus(): Promise<{ streams: { config: number; tracking: number }; nodes: NodeStatus[] }> {
+    await this.check();
+    const nodes: NodeStatus[] = [];
+    for await (const nodeId of await this.registry.keys()) {
+      const entry = await this.registry.get(nodeId);
+      if (!entry || entry.length === 0) continue;
+      const reported = entry.json<NodeStatus>();
+      reported.config = { ...reported.config, last: this.stream.config, lag: Math.max(0, this.stream.config - reported.config.applied) };
+      reported.tracking = { ...reported.tracking, last: this.stream.tracking, lag: Math.max(0, this.stream.tracking - reported.tracking.applied) };
+      nodes.push(reported);
+    }
+    nodes.sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+    return { streams: { ...this.stream }, nodes };
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.management.stop();
+    this.applier.stop();
+    await this.connection.close();
+  }
+}

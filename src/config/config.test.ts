@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+describe("cluster configuration", () => {
+  it("is off without SWITCHYARD_CLUSTER_URL: the single node is configured exactly as before", () => {
+    expect(loadConfig({}).cluster).toBeUndefined();
+  });
+
+  it("reads the servers, the node id and defaults", () => {
+    const cluster = loadConfig({ SWITCHYARD_CLUSTER_URL: "nats://h1:4222,tls://h2:4222", SWITCHYARD_NODE_ID: "node-1" }).cluster;
+    expect(cluster).toMatchObject({ servers: ["nats://h1:4222", "tls://h2:4222"], nodeId: "node-1", prefix: "SWITCHYARD", replicas: 3, publishTimeoutMs: 5000, tls: undefined });
+  });
+
+  it.each([
+    [{ SWITCHYARD_CLUSTER_URL: "http://h1:4222", SWITCHYARD_NODE_ID: "a" }, "SWITCHYARD_CLUSTER_URL"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222,", SWITCHYARD_NODE_ID: "a" }, "SWITCHYARD_CLUSTER_URL"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222" }, "SWITCHYARD_NODE_ID"],
+    [{ SWITCHYARD_NODE_ID: "a" }, "SWITCHYARD_NODE_ID"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a.b" }, "SWITCHYARD_NODE_ID"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_REPLICAS: "7" }, "SWITCHYARD_CLUSTER_REPLICAS"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_USER: "u" }, "SWITCHYARD_CLUSTER_PASSWORD"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_TOKEN: "t", SWITCHYARD_CLUSTER_CREDS: "/c" }, "SWITCHYARD_CLUSTER_CREDS"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_TLS_CERT: "/c" }, "SWITCHYARD_CLUSTER_TLS_KEY"],
+    [{ SWITCHYARD_CLUSTER_TOKEN: "t" }, "SWITCHYARD_CLUSTER_TOKEN"],
+  ])("refuses %j naming %s", (environment, variable) => {
+    expect(() => loadConfig(environment)).toThrow(ConfigError);
+    expect(() => loadConfig(environment)).toThrow(variable);
+  });
+});

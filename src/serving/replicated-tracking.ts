@@ -1,0 +1,40 @@
+import { ok } from "../api/responses.js";
+import type { ApiResponse } from "../api/types.js";
+import type { ClusterNode } from "../cluster/cluster-node.js";
+import { parseTrackJob, tracked } from "../jobs/track-job.js";
+import type { TrackingCall } from "../schemas/tracking.js";
+import type { KvStore } from "../storage/kv.js";
+import { newFeedbackId } from "../tenancy/identifiers.js";
+import { resolveFeedbackReferences } from "../tracking/feedback.js";
+
+/**
+ * A tracking call in cluster mode: validated here as a whole (a 4xx names the field, as standalone), then published
+ * to the tracking log; answered 200 once JetStream acknowledged the message holding it. Every node, this one
+ * included, stores it by applying the log. What must be equal everywhere is decided now: the arrival time and the
+ * ids of new feedback.
+ */
+export async function trackReplicated(
+  cluster: ClusterNode,
+  store: KvStore,
+  environmentId: string,
+  call: TrackingCall,
+  body: Uint8Array | null,
+  contentType: string | undefined,
+): Promise<ApiResponse> {
+  const receivedAt = Date.now();
+  const items = [...parseTrackJob({ kind: "track", environmentId, call, body, contentType, receivedAt })];
+  let feedbackIds: (string | null)[] = items.map(() => null);
+  if (items.some((item) => item.type === "feedback")) {
+    // Refused here with the standalone answer (400 UNKNOWN_FEATURE, 404 for an unknown feedback id) against this
+    // node's copy of the data.
+    resolveFeedbackReferences(store, environmentId, items);
+    feedbackIds = items.map((item) => (item.type === "feedback" && item.feedbackId === undefined ? newFeedbackId() : null));
+  }
+  await cluster.publisher.submit({ environmentId, receivedAt, items, feedbackIds });
+  if (call === "feedback") {
+    const item = items[0]!;
+    return ok({ feedbackId: item.type === "feedback" && item.feedbackId !== undefined ? item.feedbackId : feedbackIds[0] });
+  }
+  const answer = tracked();
+  return { status: answer.status, headers: answer.headers, body: answer.body };
+}

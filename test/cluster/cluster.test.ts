@@ -1,0 +1,250 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, request } from "../support/http.js";
+import { CLI, type TestServer } from "../support/server.js";
+import { openSse } from "../support/sse.js";
+import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, type NatsCluster } from "../support/cluster.js";
+
+const PRO_RULES = { rules: [{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }] };
+
+describe("cluster mode on NATS JetStream", () => {
+  let nats: NatsCluster;
+  const prefix = clusterPrefix();
+  let nodes: TestServer[];
+  let keys: Awaited<ReturnType<typeof createApp>>;
+  const admin = (node: TestServer, method: string, path: string, body?: unknown) => request(node.url, method, path, { token: node.adminToken, ...(body !== undefined ? { body } : {}) });
+
+  beforeAll(async () => {
+    nats = await startNatsCluster();
+    nodes = await Promise.all(["a", "b", "c"].map((nodeId) => startClusterNode({ nats, prefix, nodeId })));
+    keys = await createApp(nodes[0]!.url, nodes[0]!.adminToken);
+  }, 60_000);
+  afterAll(async () => {
+    if (process.env.CLUSTER_DEBUG) for (const node of nodes ?? []) console.log(node.output.filter((line) => !line.includes('"listening"')).join("\n"));
+    await Promise.all((nodes ?? []).map((node) => node.kill()));
+    await nats?.stop();
+  });
+
+  it("applies a change written through one node on every node, with the same versions, and answers after applying it locally", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    // Read-your-writes: the app created through A is there on A at once.
+    expect((await admin(a, "GET", `/admin/apps/${keys.app.id}`)).status).toBe(200);
+    expect((await admin(b, "PUT", `/admin/apps/${keys.app.id}/features/huddle`, {})).status).toBe(200);
+    const put = await admin(b, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, PRO_RULES);
+    expect(put.status).toBe(200);
+    expect((await admin(b, "GET", `/admin/environments/${keys.production.id}/features/huddle`)).body.targeting.version).toBe(put.body.targeting.version);
+    for (const node of [a, b, c]) {
+      const seen = await eventually(
+        () => admin(node, "GET", `/admin/environments/${keys.production.id}/features/huddle`),
+        (reply) => reply.status === 200 && reply.body.targeting?.version === put.body.targeting.version,
+      );
+      expect(seen.body.flagStateVersion).toBe(put.body.flagStateVersion);
+      expect(seen.body.targeting.rules).toEqual(PRO_RULES.rules);
+    }
+    const evaluated = await request(c.url, "GET", `/features/evaluated?publishableKey=${keys.production.publishableKey}&context.company.id=x&context.company.plan=pro`);
+    expect(evaluated.body.features.huddle.isEnabled).toBe(true);
+  });
+
+  it("gives concurrent changes of one feature through two nodes consecutive versions, none lost", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    await admin(a, "PUT", `/admin/apps/${keys.app.id}/features/race`, {});
+    const writes = Array.from({ length: 12 }, (_, index) =>
+      admin(index % 2 === 0 ? a : b, "PUT", `/admin/environments/${keys.production.id}/features/race/targeting`, { rules: [{ filter: { type: "context", field: "user.id", operator: "IS", values: [`u${index}`] } }] }),
+    );
+    const replies = await Promise.all(writes);
+    for (const reply of replies) expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const versions = replies.map((reply) => reply.body.targeting.version as number).sort((x, y) => x - y);
+    expect(versions).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    const flagStates = new Set(replies.map((reply) => reply.body.flagStateVersion));
+    expect(flagStates.size).toBe(12);
+    for (const node of [a, b, c]) {
+      const history = await eventually(
+        () => admin(node, "GET", `/admin/environments/${keys.production.id}/features/race/history`),
+        (reply) => reply.status === 200 && reply.body.versions.length === 12,
+      );
+      expect(history.body.versions.map((entry: { version: number }) => entry.version)).toEqual(versions);
+    }
+  });
+
+  it("sends flags-updated to a stream held on another node when a change is applied there", async () => {
+    const [a, , c] = nodes as [TestServer, TestServer, TestServer];
+    const stream = await openSse(`${c.url}/sse/client?publishableKey=${keys.production.publishableKey}`);
+    try {
+      await stream.waitFor((connection) => connection.versions().length >= 1, 5_000);
+      const before = stream.versions().at(-1)!;
+      const put = await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { rules: [] });
+      expect(put.status).toBe(200);
+      await stream.waitFor((connection) => connection.versions().includes(put.body.flagStateVersion), 5_000);
+      expect(put.body.flagStateVersion).toBeGreaterThan(before);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("answers tracking once replicated, and every node stores it: remote context works on every node", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    const publishable = keys.production.publishableKey;
+    await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, PRO_RULES);
+    expect((await request(a.url, "POST", "/company", { token: publishable, body: { companyId: "initech", attributes: { plan: "pro" } } })).status).toBe(200);
+    const feedback = await request(b.url, "POST", "/feedback", { token: publishable, body: { key: "huddle", userId: "u1", score: 5 } });
+    expect(feedback.status).toBe(200);
+    expect(feedback.body.feedbackId).toMatch(/^fb_/);
+    for (const node of [a, b, c]) {
+      await eventually(
+        () => request(node.url, "GET", `/features/evaluated?publishableKey=${publishable}&context.company.id=initech`),
+        (reply) => reply.body.features?.huddle?.isEnabled === true,
+      );
+      const stored = await eventually(
+        () => admin(node, "GET", `/admin/environments/${keys.production.id}/feedback`),
+        (reply) => reply.body.feedback?.length === 1,
+      );
+      // The id decided by B is the one every node stored.
+      expect(stored.body.feedback[0].feedbackId).toBe(feedback.body.feedbackId);
+    }
+    expect((await request(c.url, "POST", "/event", { token: publishable, body: { userId: "u1" } })).status).toBe(400);
+  });
+
+  it("loses nothing acknowledged when a node is killed -9 during tracking load, and the node catches up on restart", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    const environment = keys.development.id;
+    const publishable = keys.development.publishableKey;
+    const acknowledged: string[] = [];
+    let stop = false;
+    const load = async (node: TestServer, lane: string) => {
+      for (let index = 0; !stop; index++) {
+        const name = `${lane}-${index}`;
+        try {
+          const reply = await request(node.url, "POST", "/bulk", { token: publishable, body: [{ type: "event", event: name, userId: "load" }, { type: "user", userId: "load", attributes: { last: name } }] });
+          if (reply.status === 200) acknowledged.push(name);
+        } catch {
+          return; // the node died under us: what it did not answer was not acknowledged
+        }
+      }
+    };
+    const lanes = [load(b, "b1"), load(b, "b2"), load(a, "a1")];
+    await eventually(async () => acknowledged.length, (count) => count >= 60);
+    await b.kill();
+    await eventually(async () => acknowledged.length, (count) => count >= 120);
+    stop = true;
+    await Promise.all(lanes);
+    expect(acknowledged.some((name) => name.startsWith("b"))).toBe(true);
+
+    const restarted = await startClusterNode({ nats, prefix, nodeId: "b", dataDir: b.dataDir });
+    nodes[1] = restarted;
+    for (const node of [a, c, restarted]) {
+      const events = await eventually(
+        () => allEvents(node, environment),
+        (list) => {
+          const stored = new Set(list.map((event) => event.event));
+          return acknowledged.every((name) => stored.has(name));
+        },
+        30_000,
+      ).catch((error: Error) => {
+        throw new Error(`node ${node === a ? "a" : node === c ? "c" : "b (restarted)"}: ${error.message.slice(0, 300)}`);
+      });
+      const names = events.map((event) => event.event);
+      // Nothing stored twice, nothing partly stored: every stored bulk stored its event once.
+      expect(new Set(names).size).toBe(names.length);
+    }
+    expect((await eventually(() => request(restarted.url, "GET", "/health"), (reply) => reply.status === 200)).body.cluster.caughtUp).toBe(true);
+  }, 90_000);
+
+  it("loses nothing acknowledged when a NATS server is killed -9 during tracking load", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    const publishable = keys.development.publishableKey;
+    const acknowledged: string[] = [];
+    let stop = false;
+    const load = async (node: TestServer, lane: string) => {
+      for (let index = 0; !stop; index++) {
+        const name = `nats-${lane}-${index}`;
+        const reply = await request(node.url, "POST", "/event", { token: publishable, body: { event: name, userId: "nats" } });
+        if (reply.status === 200) acknowledged.push(name);
+        else {
+          // Not acknowledged: a retryable 503, never a 500.
+          expect(reply.status).toBe(503);
+          expect(reply.body.error.code).toBe("CLUSTER_UNAVAILABLE");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    };
+    const lanes = [load(a, "a"), load(b, "b"), load(c, "c")];
+    await eventually(async () => acknowledged.length, (count) => count >= 60);
+    const victim = nats.servers[0]!;
+    await victim.kill();
+    const afterKill = acknowledged.length;
+    await eventually(async () => acknowledged.length, (count) => count >= afterKill + 60, 30_000);
+    stop = true;
+    await Promise.all(lanes);
+    await victim.start();
+    for (const node of [a, b, c]) {
+      const events = await eventually(
+        () => allEvents(node, keys.development.id),
+        (list) => {
+          const stored = new Set(list.map((event) => event.event));
+          return acknowledged.every((name) => stored.has(name));
+        },
+        30_000,
+      ).catch(async (error: Error) => {
+        const stored = new Set((await allEvents(node, keys.development.id)).map((event) => event.event));
+        const missing = acknowledged.filter((name) => !stored.has(name));
+        const status = await admin(node, "GET", "/admin/cluster");
+        throw new Error(`node ${node.url}: ${missing.length} of ${acknowledged.length} missing (${missing.slice(0, 10).join(",")}); status ${JSON.stringify(status.body)}; log ${node.output.filter((line) => line.includes("failed to apply") || line.includes("interrupted")).slice(0, 3).join("\n")} ${error.message.slice(0, 100)}`);
+      });
+      const names = events.map((event) => event.event).filter((name) => name.startsWith("nats-"));
+      expect(new Set(names).size).toBe(names.length);
+    }
+  }, 90_000);
+
+  it("brings a fourth node that starts empty up to date: it answers like the others, and cluster status shows every node's lag", async () => {
+    const [a] = nodes as [TestServer, TestServer, TestServer];
+    const d = await startClusterNode({ nats, prefix, nodeId: "d" });
+    nodes.push(d);
+    const health = await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200);
+    expect(health.body.cluster).toMatchObject({ nodeId: "d", connected: true, caughtUp: true });
+    for (const context of ["context.company.id=initech", "context.company.id=x&context.company.plan=pro", "context.user.id=u3", "context.user.id=u7&context.company.id=y"]) {
+      const path = `/features/evaluated?publishableKey=${keys.production.publishableKey}&${context}`;
+      const [reference, fresh] = await Promise.all([request(a.url, "GET", path), request(d.url, "GET", path)]);
+      expect(fresh.body).toEqual(reference.body);
+    }
+    const [referenceEvents, freshEvents] = await Promise.all([allEvents(a, keys.development.id), allEvents(d, keys.development.id)]);
+    expect(freshEvents).toEqual(referenceEvents);
+    const [referenceHistory, freshHistory] = await Promise.all([
+      admin(a, "GET", `/admin/environments/${keys.production.id}/features/race/history`),
+      admin(d, "GET", `/admin/environments/${keys.production.id}/features/race/history`),
+    ]);
+    expect(freshHistory.body).toEqual(referenceHistory.body);
+
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, "cluster", "status", "--url", d.url, "--token", d.adminToken]);
+    const lines = stdout.trim().split("\n");
+    expect(lines[0]!.split("\t")).toEqual(["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"]);
+    expect(lines.slice(1).map((line) => line.split("\t")[0])).toEqual(["a", "b", "c", "d"]);
+    const json = JSON.parse((await promisify(execFile)(process.execPath, [CLI, "cluster", "status", "--json", "--url", d.url, "--token", d.adminToken])).stdout);
+    const own = json.cluster.nodes.find((node: { nodeId: string }) => node.nodeId === "d");
+    expect(own).toMatchObject({ connected: true, caughtUp: true, config: { lag: 0 } });
+
+    const metrics = await fetch(`${d.url}/metrics`, { headers: { authorization: `Bearer ${d.adminToken}` } }).then((response) => response.text());
+    expect(metrics).toMatch(/^switchyard_cluster_lag_messages\{log="tracking"\} \d+$/m);
+    expect(metrics).toMatch(/^switchyard_cluster_connected 1$/m);
+  }, 60_000);
+
+  // Last: it takes the whole NATS cluster down.
+  it("keeps a node cut off from NATS evaluating from its local rules, refusing tracking and changes with a retryable 503, and saying so in /health and its log", async () => {
+    const [a] = nodes as [TestServer, TestServer, TestServer];
+    const path = `/features/evaluated?publishableKey=${keys.production.publishableKey}&context.company.id=initech`;
+    const before = await request(a.url, "GET", path);
+    await Promise.all(nats.servers.map((server) => server.kill()));
+    const health = await eventually(() => request(a.url, "GET", "/health"), (reply) => reply.status === 503);
+    expect(health.body).toMatchObject({ success: false, cluster: { connected: false, caughtUp: false } });
+    const evaluated = await request(a.url, "GET", path);
+    expect(evaluated.status).toBe(200);
+    expect(evaluated.body).toEqual(before.body);
+    const tracked = await request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" } });
+    expect(tracked.status).toBe(503);
+    expect(tracked.headers.get("retry-after")).toBe("1");
+    expect(tracked.body.error.code).toBe("CLUSTER_UNAVAILABLE");
+    const change = await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { rules: [] });
+    expect(change.status).toBe(503);
+    expect(a.output.some((line) => line.includes('"cluster disconnected')) ).toBe(true);
+  }, 30_000);
+});

@@ -1,0 +1,146 @@
+/**
+ * A real three-server NATS cluster with JetStream on 127.0.0.1, for the cluster tests and benchmarks: Debian's
+ * `nats-server` (installed by .ci/run), ephemeral ports, store directories in a temp dir. Servers can be killed and
+ * started again on the same ports and store, as an operator's restart would.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface NatsServerHandle {
+  name: string;
+  clientPort: number;
+  url: string;
+  /** SIGKILL: no goodbye to the cluster, as a crashed machine. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and store directory. */
+  start(): Promise<void>;
+  running(): boolean;
+}
+
+export interface NatsCluster {
+  servers: NatsServerHandle[];
+  /** Every server's client URL, comma-separated: what SWITCHYARD_CLUSTER_URL takes. */
+  urls: string;
+  stop(): Promise<void>;
+}
+
+/** Where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
+export function natsServerBinary(): string {
+  return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
+}
+
+/**
+ * `count` distinct ports free right now: all held open together (so none is handed out twice), then closed for
+ * nats-server to bind. Another process can still take one in between; startNatsCluster then starts over.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolveServer, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolveServer(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolveClose) => server.close(resolveClose))));
+  return ports;
+}
+
+/** Waits until the server's log shows `pattern` (it logs to stderr). */
+function waitForLog(child: ChildProcess, name: string, pattern: RegExp, timeoutMs: number): Promise<void> {
+  return new Promise((resolveReady, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`nats-server ${name}: no ${pattern} within ${timeoutMs} ms:\n${text}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      if (pattern.test(text)) {
+        clearTimeout(timer);
+        child.stderr!.off("data", onData);
+        resolveReady();
+      }
+    };
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nats-server ${name} exited with ${code}:\n${text}`));
+    });
+  });
+}
+
+/** Starts `size` servers forming one JetStream cluster; resolves once every one is ready. */
+export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(size);
+    } catch (error) {
+      // A port taken by another process between our check and nats-server's bind: try other ports.
+      if (attempt === 3 || !String(error).includes("address already in use")) throw error;
+    }
+  }
+}
+
+async function startOnce(size: number): Promise<NatsCluster> {
+  const root = mkdtempSync(join(tmpdir(), "switchyard-nats-"));
+  const ports = await freePorts(size * 2);
+  const clientPorts = ports.slice(0, size);
+  const routePorts = ports.slice(size);
+  const servers = clientPorts.map((clientPort, index): NatsServerHandle => {
+    const name = `n${index + 1}`;
+    const store = join(root, name);
+    mkdirSync(store, { recursive: true });
+    const configFile = join(root, `${name}.conf`);
+    const routes = routePorts.filter((_, other) => other !== index).map((port) => `"nats-route://127.0.0.1:${port}"`);
+    writeFileSync(
+      configFile,
+      [
+        `server_name: ${name}`,
+        `listen: "127.0.0.1:${clientPort}"`,
+        `jetstream { store_dir: "${store}", max_memory_store: 64MB, max_file_store: 1GB }`,
+        `cluster { name: switchyard-test, listen: "127.0.0.1:${routePorts[index]}", routes: [${routes.join(", ")}] }`,
+        "",
+      ].join("\n"),
+    );
+    let child: ChildProcess | undefined;
+    return {
+      name,
+      clientPort,
+      url: `nats://127.0.0.1:${clientPort}`,
+      running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+      async start() {
+        child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
+        child.stderr!.resume();
+        // JetStream answers only once the cluster elected a metadata leader (every server logs who it is).
+        await waitForLog(child, name, /metadata leader/, 20_000);
+      },
+      async kill() {
+        const running = child;
+        if (!running || running.exitCode !== null || running.signalCode !== null) return;
+        const exited = new Promise((resolveExit) => running.once("exit", resolveExit));
+        running.kill("SIGKILL");
+        await exited;
+      },
+    };
+  });
+  try {
+    await Promise.all(servers.map((server) => server.start()));
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.kill()));
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    servers,
+    urls: servers.map((server) => server.url).join(","),
+    async stop() {
+      await Promise.all(servers.map((server) => server.kill()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
