@@ -99,7 +99,8 @@ export interface Actor {
 }
 
 export interface EnvironmentFeature extends Feature {
-  targeting: { version: number; rules: { filter: unknown }[] };
+  /** `rules` as served (segments inlined); `segmentRules` as saved, when they name segments. */
+  targeting: { version: number; rules: { filter: unknown }[]; segmentRules?: { filter: unknown }[] };
   config: { version: number; variants: { filter: unknown; key: string; payload: unknown }[] };
   lastChange: { at: string; kind: string; version: number; actor: Actor | null } | null;
 }
@@ -108,6 +109,7 @@ export interface HistoryVersion {
   kind: "targeting" | "config";
   version: number;
   rules?: { filter: unknown }[];
+  segmentRules?: { filter: unknown }[];
   variants?: unknown[];
   at: string;
   actor?: Actor;

@@ -41,6 +41,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
   let errors: string[];
   let production: string;
   let publishableKey: string;
+  let appId: string;
   const targetingUrl = () => `/admin/environments/${production}/features/huddle`;
 
   beforeAll(async () => {
@@ -50,6 +51,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     const environment = app.environments.find((each: { name: string }) => each.name === "production");
     production = environment.id;
     publishableKey = environment.publishableKey;
+    appId = app.id;
     await adminRequest(harness.server, "PUT", `/admin/apps/${app.id}/features/huddle`, { description: "Huddles", stage: "beta" });
     ({ page, context, errors } = await harness.open());
     await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
@@ -246,6 +248,30 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await page.getByText("Saved as version 4.").waitFor();
     const rules = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting.rules;
     expect(rules[1]).toEqual({ filter: { type: "negation", filter: { type: "context", field: "company.id", operator: "ANY_OF", values: ["acme", "initech"] } } });
+  });
+
+  it("targets a segment, keeping the reference as saved while the service serves it inlined", async () => {
+    const created = await adminRequest(harness.server, "POST", `/admin/apps/${appId}/segments`, {
+      name: "Enterprise companies",
+      filter: { type: "context", field: "company.plan", operator: "IS", values: ["enterprise"] },
+    });
+    expect(created.status).toBe(200);
+    const segmentId = created.body.segment.id;
+    await page.reload();
+    await page.getByRole("heading", { name: "Feature huddle" }).waitFor();
+    await page.getByRole("button", { name: "Add rule" }).click();
+    await page.getByLabel("Rule 3: kind").selectOption("segment");
+    await group("Rule 3").getByLabel("Segment", { exact: true }).selectOption({ label: "Enterprise companies" });
+    await page.getByRole("button", { name: "Save targeting" }).click();
+    await page.getByText("Saved as version 5.").waitFor();
+    const targeting = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting;
+    expect(targeting.segmentRules[2]).toEqual({ filter: { type: "segment", segmentId } });
+    expect(targeting.rules[2]).toEqual({ filter: { type: "context", field: "company.plan", operator: "IS", values: ["enterprise"] } });
+    // The editor shows the rules as saved: the segment, not its inlined filter.
+    expect(await group("Rule 3").getByLabel("Segment", { exact: true }).inputValue()).toBe(segmentId);
+    expect(await page.locator(".rule-summary").nth(2).textContent()).toContain(`companies in segment ${segmentId}`);
+    // The variant editor does not offer segments (config cannot name them).
+    expect(await page.getByLabel("Variant 1 filter: kind").locator("option", { hasText: "Company in segment" }).count()).toBe(0);
   });
 
   it("lets a viewer read the rules but not save them", async () => {

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Scope } from "../App";
 import { api, ApiError, enc, get, type EnvironmentFeature, type Feature, type HistoryVersion } from "../api";
 import { diffLines } from "../diff";
-import { FilterEditor } from "../rules/FilterEditor";
+import { FilterEditor, SegmentsContext } from "../rules/FilterEditor";
 import { RulesEditor } from "../rules/RulesEditor";
 import { filterOfType, type Filter } from "../rules/model";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
@@ -25,6 +25,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   const detail = useLoad(() => get<Detail>(base), [base]);
   const history = useLoad(() => get<{ versions: HistoryVersion[] }>(`${base}/history`), [base]);
   const environment = app.environments.find((each) => each.id === environmentId)!;
+  const segments = useLoad(() => get<{ segments: { id: string; name: string }[] }>(`/admin/apps/${enc(app.id)}/segments`).then((answer) => answer.segments), [app.id]);
   // Kept here, not in the sections: a save reloads the feature, and the sections start afresh on the new version.
   const [notice, setNotice] = useState<string | undefined>();
   useEffect(() => setNotice(undefined), [base]);
@@ -35,8 +36,9 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   };
 
   return (
+    <SegmentsContext.Provider value={segments.data ?? []}>
     <Page title={`Feature ${featureKey}`} actions={<a href="#/">Back to features</a>}>
-      <ErrorMessage error={detail.error} />
+      <ErrorMessage error={detail.error ?? segments.error} />
       {detail.data && (
         <>
           <p class="muted">
@@ -54,11 +56,13 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
       <History base={base} versions={history.data?.versions} error={history.error} canWrite={canWrite} onReverted={reload} />
       <Adoption environmentId={environmentId} featureKey={featureKey} />
     </Page>
+    </SegmentsContext.Provider>
   );
 }
 
 function Targeting({ base, featureKey, initial, canWrite, onSaved }: { base: string; featureKey: string; initial: Detail["targeting"]; canWrite: boolean; onSaved(message: string): void }) {
-  const [rules, setRules] = useState(initial.rules as { filter: Filter }[]);
+  // The rules as saved: with segment references, not the inlined tree the service serves.
+  const [rules, setRules] = useState((initial.segmentRules ?? initial.rules) as { filter: Filter }[]);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const issues = error instanceof ApiError ? error.validationErrors : [];
@@ -156,6 +160,7 @@ function RemoteConfig({ base, featureKey, initial, canWrite, onSaved }: { base: 
               featureKey={featureKey}
               readOnly={!canWrite}
               label={`Variant ${index + 1} filter`}
+              allowSegments={false}
               onChange={(filter) => update(index, { filter })}
             />
           </li>
@@ -184,12 +189,12 @@ function History({ base, versions, error, canWrite, onReverted }: { base: string
   const [open, setOpen] = useState<string | undefined>();
   const [revertError, setRevertError] = useState<unknown>();
   const list = versions ? [...versions].sort((a, b) => (a.at === b.at ? b.version - a.version : b.at.localeCompare(a.at))) : [];
-  const bodyOf = (version: HistoryVersion | undefined) => (version ? JSON.stringify(version.kind === "targeting" ? version.rules : version.variants, null, 2) : "");
+  const bodyOf = (version: HistoryVersion | undefined) => (version ? JSON.stringify(version.kind === "targeting" ? (version.segmentRules ?? version.rules) : version.variants, null, 2) : "");
   const previousOf = (version: HistoryVersion) => versions?.find((each) => each.kind === version.kind && each.version === version.version - 1);
   const revert = async (version: HistoryVersion) => {
     if (!confirm(`Revert ${version.kind} to version ${version.version}? This saves a new version equal to it.`)) return;
     try {
-      const body = version.kind === "targeting" ? { rules: version.rules } : { variants: version.variants };
+      const body = version.kind === "targeting" ? { rules: version.segmentRules ?? version.rules } : { variants: version.variants };
       const answer = await api<{ targeting?: { version: number }; config?: { version: number } }>("PUT", `${base}/${version.kind}`, body);
       onReverted(`Reverted: ${version.kind} version ${(answer.targeting ?? answer.config)!.version} equals version ${version.version}.`);
     } catch (caught) {

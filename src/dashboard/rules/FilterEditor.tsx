@@ -1,5 +1,10 @@
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
 import type { ValidationIssue } from "../api";
 import { COMMON_FIELDS, FILTER_TYPES, filterOfType, inputOf, OPERATORS, percentOf, thresholdOf, valuesFor, type Filter, type FilterType, type Operator } from "./model";
+
+/** The app's segments, for the segment picker (loaded once by the feature page). */
+export const SegmentsContext = createContext<{ id: string; name: string }[]>([]);
 
 export interface FilterEditorProps {
   filter: Filter;
@@ -10,6 +15,8 @@ export interface FilterEditorProps {
   featureKey: string;
   readOnly: boolean;
   onRemove?: () => void;
+  /** Config variants cannot name segments (the service refuses them there). */
+  allowSegments?: boolean;
   /** What screen readers call this node (`Rule 1`, `Condition 2 of group`). */
   label: string;
 }
@@ -30,6 +37,7 @@ const uid = (prefix: string) => `${prefix}-${++nextId}`;
 /** One node of a rule tree, recursively: the visual editor of API.md §3's filters. */
 export function FilterEditor(props: FilterEditorProps) {
   const { filter, onChange, path, issues, featureKey, readOnly, label } = props;
+  const segments = useContext(SegmentsContext);
   const mine = ownIssues(issues, path);
   const errorId = mine.length > 0 ? `${path.replace(/\./g, "-")}-errors` : undefined;
   const invalid = mine.length > 0 ? true : undefined;
@@ -43,7 +51,7 @@ export function FilterEditor(props: FilterEditorProps) {
         {...common}
         onChange={(event) => onChange(filterOfType((event.currentTarget as HTMLSelectElement).value as FilterType, featureKey, filter))}
       >
-        {FILTER_TYPES.map((type) => (
+        {FILTER_TYPES.filter((type) => type.value !== "segment" || props.allowSegments !== false).map((type) => (
           <option value={type.value}>{type.label}</option>
         ))}
       </select>
@@ -105,6 +113,20 @@ export function FilterEditor(props: FilterEditorProps) {
             </button>
           )}
         </div>
+      );
+      break;
+    case "segment":
+      body = (
+        <label>
+          Segment
+          <select aria-label="Segment" {...common} value={filter.segmentId} onChange={(event) => onChange({ ...filter, segmentId: (event.currentTarget as HTMLSelectElement).value })}>
+            <option value="">choose a segment</option>
+            {segments.map((segment) => (
+              <option value={segment.id}>{segment.name}</option>
+            ))}
+            {filter.segmentId && !segments.some((segment) => segment.id === filter.segmentId) && <option value={filter.segmentId}>{filter.segmentId}</option>}
+          </select>
+        </label>
       );
       break;
     case "negation":

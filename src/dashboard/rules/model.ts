@@ -9,7 +9,9 @@ export type Filter =
   | { type: "context"; field: string; operator: Operator; values?: string[] }
   | { type: "rolloutPercentage"; key: string; partialRolloutAttribute: string; partialRolloutThreshold: number }
   | { type: "group"; operator: "and" | "or"; filters: Filter[] }
-  | { type: "negation"; filter: Filter };
+  | { type: "negation"; filter: Filter }
+  /** A named set of companies of the app (docs/API.md, segments): inlined by the service when the rules are saved. */
+  | { type: "segment"; segmentId: string };
 
 export type FilterType = Filter["type"];
 
@@ -45,6 +47,7 @@ export const FILTER_TYPES: { value: FilterType; label: string }[] = [
   { value: "negation", label: "NOT" },
   { value: "rolloutPercentage", label: "Percentage rollout" },
   { value: "constant", label: "Constant" },
+  { value: "segment", label: "Company in segment" },
 ];
 
 /** Context fields most rules use; any dotted path into the flattened context is allowed. */
@@ -63,6 +66,8 @@ export function filterOfType(type: FilterType, featureKey: string, previous?: Fi
       return { type, operator: "and", filters: previous && previous.type !== "group" ? [previous] : [] };
     case "negation":
       return { type, filter: previous && previous.type !== "negation" ? previous : { type: "context", field: "company.id", operator: "IS", values: [""] } };
+    case "segment":
+      return { type, segmentId: "" };
   }
 }
 
@@ -98,6 +103,8 @@ export function describe(filter: Filter): string {
       return filter.filters.length === 0 ? (filter.operator === "and" ? "everyone" : "no one") : `(${filter.filters.map(describe).join(` ${filter.operator.toUpperCase()} `)})`;
     case "negation":
       return `NOT ${describe(filter.filter)}`;
+    case "segment":
+      return `companies in segment ${filter.segmentId || "(none chosen)"}`;
   }
 }
 
