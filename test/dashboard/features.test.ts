@@ -87,18 +87,21 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
   it("creates a feature and archives one from the page", async () => {
     await page.getByRole("button", { name: "New feature" }).click();
     await page.getByLabel("Key", { exact: true }).fill("new-thing");
+    await page.getByLabel("Name", { exact: true }).fill("New thing");
     await page.getByLabel("Description").fill("Made in the browser");
     await page.getByLabel("Stage").fill("beta");
     await page.getByRole("button", { name: "Create feature" }).click();
     await page.getByRole("heading", { name: "Feature new-thing" }).waitFor();
     const listed = (await adminRequest(harness.server, "GET", `/admin/apps/${appId}/features`)).body.features;
-    expect(listed.find((feature: { key: string }) => feature.key === "new-thing")).toMatchObject({ description: "Made in the browser", stage: "beta" });
+    expect(listed.find((feature: { key: string }) => feature.key === "new-thing")).toMatchObject({ name: "New thing", description: "Made in the browser", stage: "beta" });
 
     await page.getByRole("link", { name: "Features", exact: true }).click();
     await page.getByRole("button", { name: "Archive alpha-search" }).click();
     await page.waitForFunction(() => !document.body.textContent?.includes("alpha-search"));
     const after = (await adminRequest(harness.server, "GET", `/admin/apps/${appId}/features`)).body.features.map((feature: { key: string }) => feature.key);
     expect(after).toEqual(["beta-huddle", "ga-export", "new-thing"]);
+    // A feature with a display name is listed by it, its key beside it.
+    await page.getByRole("link", { name: "New thing" }).waitFor();
   });
 
   it("shows an existing key as an error instead of overwriting it", async () => {

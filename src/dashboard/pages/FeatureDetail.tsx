@@ -49,7 +49,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
           </div>
           <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
           <TryIt environmentId={environmentId} featureKey={featureKey} />
-          <FeatureSettings key={`s${detail.data.feature.description}${detail.data.feature.stage}${detail.data.feature.optInEnabled}`} appId={app.id} feature={detail.data.feature} canWrite={canWrite} onSaved={reload} />
+          <FeatureSettings key={`s${detail.data.feature.name}${detail.data.feature.description}${detail.data.feature.stage}${detail.data.feature.optInEnabled}`} appId={app.id} feature={detail.data.feature} canWrite={canWrite} onSaved={reload} />
           <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
         </>
       )}

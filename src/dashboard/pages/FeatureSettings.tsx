@@ -13,6 +13,7 @@ export function FeatureSettings({ appId, feature, canWrite, onSaved }: { appId: 
     const text = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
     try {
       await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(feature.key)}`, {
+        name: text("name") || null,
         description: text("description") || null,
         link: text("link") || null,
         stage: text("stage") || null,
@@ -39,6 +40,7 @@ export function FeatureSettings({ appId, feature, canWrite, onSaved }: { appId: 
     <section class="card" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings (every environment)</h2>
       <form class="inline" onSubmit={submit}>
+        {field("name", "Name", feature.name ?? "")}
         {field("description", "Description", feature.description ?? "")}
         {field("link", "Link", feature.link ?? "")}
         {field("stage", "Stage", feature.stage ?? "")}

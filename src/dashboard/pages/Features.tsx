@@ -161,7 +161,7 @@ function CreateFeature({ appId, onCreated }: { appId: string; onCreated(key: str
     try {
       const existing = await get<{ features: { key: string }[] }>(`/admin/apps/${enc(appId)}/features`);
       if (existing.features.some((feature) => feature.key === key)) throw new Error(`A feature ${key} exists already.`);
-      await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}`, { description: field("description") || null, stage: field("stage") || null });
+      await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}`, { name: field("name") || null, description: field("description") || null, stage: field("stage") || null });
       onCreated(key);
     } catch (caught) {
       setError(caught);
@@ -172,6 +172,10 @@ function CreateFeature({ appId, onCreated }: { appId: string; onCreated(key: str
       <label>
         Key
         <input name="key" required pattern="[^\s]+" title="No spaces" />
+      </label>
+      <label>
+        Name
+        <input name="name" />
       </label>
       <label>
         Description
