@@ -269,7 +269,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(targeting.rules[2]).toEqual({ filter: { type: "context", field: "company.plan", operator: "IS", values: ["enterprise"] } });
     // The editor shows the rules as saved: the segment, not its inlined filter.
     expect(await group("Rule 3").getByLabel("Segment", { exact: true }).inputValue()).toBe(segmentId);
-    expect(await page.locator(".rule-summary").nth(2).textContent()).toContain(`companies in segment ${segmentId}`);
+    expect(await page.locator(".rule-summary").nth(2).textContent()).toContain("companies in segment Enterprise companies");
     // The variant editor does not offer segments (config cannot name them).
     expect(await page.getByLabel("Variant 1 filter: kind").locator("option", { hasText: "Company in segment" }).count()).toBe(0);
   });

@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
+import { useContext, useState } from "preact/hooks";
 import type { ValidationIssue } from "../api";
-import { FilterEditor } from "./FilterEditor";
+import { FilterEditor, SegmentsContext } from "./FilterEditor";
 import { describe, filterOfType, type Filter } from "./model";
 
 export interface RulesEditorProps {
@@ -17,6 +17,8 @@ export interface RulesEditorProps {
  */
 export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: RulesEditorProps) {
   const [mode, setMode] = useState<"visual" | "json">("visual");
+  const segments = useContext(SegmentsContext);
+  const segmentNames = new Map(segments.map((segment) => [segment.id, segment.name]));
   const [jsonText, setJsonText] = useState("");
   const [jsonError, setJsonError] = useState<string | undefined>();
 
@@ -59,7 +61,7 @@ export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: R
             {rules.map((rule, index) => (
               <li class="rule">
                 <p class="rule-summary">
-                  <strong>Rule {index + 1}</strong> <span class="muted">on for {describe(rule.filter)}</span>
+                  <strong>Rule {index + 1}</strong> <span class="muted">on for {describe(rule.filter, segmentNames)}</span>
                 </p>
                 <FilterEditor
                   filter={rule.filter}

@@ -87,8 +87,9 @@ export interface Rule {
   filter: Filter;
 }
 
-/** A short human reading of a filter tree, for lists and history. */
-export function describe(filter: Filter): string {
+/** A short human reading of a filter tree, for lists and history; `segmentNames` turns segment ids into names. */
+export function describe(filter: Filter, segmentNames: ReadonlyMap<string, string> = new Map()): string {
+  const inner = (each: Filter) => describe(each, segmentNames);
   switch (filter.type) {
     case "constant":
       return filter.value ? "everyone" : "no one";
@@ -100,11 +101,11 @@ export function describe(filter: Filter): string {
     case "rolloutPercentage":
       return `${percentOf(filter.partialRolloutThreshold)}% by ${filter.partialRolloutAttribute}`;
     case "group":
-      return filter.filters.length === 0 ? (filter.operator === "and" ? "everyone" : "no one") : `(${filter.filters.map(describe).join(` ${filter.operator.toUpperCase()} `)})`;
+      return filter.filters.length === 0 ? (filter.operator === "and" ? "everyone" : "no one") : `(${filter.filters.map(inner).join(` ${filter.operator.toUpperCase()} `)})`;
     case "negation":
-      return `NOT ${describe(filter.filter)}`;
+      return `NOT ${inner(filter.filter)}`;
     case "segment":
-      return `companies in segment ${filter.segmentId || "(none chosen)"}`;
+      return `companies in segment ${filter.segmentId ? (segmentNames.get(filter.segmentId) ?? filter.segmentId) : "(none chosen)"}`;
   }
 }
 
