@@ -98,6 +98,8 @@ export function LiveEvents({ scope }: { scope: Scope }) {
       </p>
       <section class="card" aria-labelledby="events-title">
         <h2 id="events-title">Events ({events.items.length})</h2>
+        {/* Scrolls on its own, so both logs stay in view; focusable, so a keyboard can scroll it too. */}
+        <div class="tail" tabIndex={0} role="region" aria-labelledby="events-title">
         <table class="list">
           <thead>
             <tr>
@@ -124,9 +126,11 @@ export function LiveEvents({ scope }: { scope: Scope }) {
             ))}
           </tbody>
         </table>
+        </div>
       </section>
       <section class="card" aria-labelledby="feature-events-title">
         <h2 id="feature-events-title">Feature events ({featureEvents.items.length})</h2>
+        <div class="tail" tabIndex={0} role="region" aria-labelledby="feature-events-title">
         <table class="list">
           <thead>
             <tr>
@@ -153,6 +157,7 @@ export function LiveEvents({ scope }: { scope: Scope }) {
             ))}
           </tbody>
         </table>
+        </div>
       </section>
     </Page>
   );
