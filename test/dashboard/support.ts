@@ -36,6 +36,7 @@ export async function startHarness(name: string, options: StartOptions = {}): Pr
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const shotsDir = join(SHOTS_ROOT, name);
   mkdirSync(shotsDir, { recursive: true });
+  console.info(`dashboard screenshots: ${shotsDir}`);
   return {
     server,
     browser,
