@@ -165,7 +165,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
           <div class="switcher">
             <label>
               App
-              <select value={app.id} onChange={(event) => setScope({ appId: (event.currentTarget as HTMLSelectElement).value })}>
+              <select aria-label="App" value={app.id} onChange={(event) => setScope({ appId: (event.currentTarget as HTMLSelectElement).value })}>
                 {apps.map((each) => (
                   <option value={each.id}>{each.name}</option>
                 ))}
@@ -173,7 +173,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
             </label>
             <label>
               Environment
-              <select value={environment?.id} onChange={(event) => setScope({ appId: app.id, environmentId: (event.currentTarget as HTMLSelectElement).value })}>
+              <select aria-label="Environment" value={environment?.id} onChange={(event) => setScope({ appId: app.id, environmentId: (event.currentTarget as HTMLSelectElement).value })}>
                 {app.environments.map((each) => (
                   <option value={each.id}>{each.name}</option>
                 ))}

@@ -295,4 +295,21 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await screenshot(harness, viewer, "viewer-feature");
     await viewerContext.close();
   });
+
+  it("shows the other environments side by side and copies production's rules into development", async () => {
+    await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
+    const others = page.getByRole("table").filter({ has: page.getByRole("rowheader", { name: "production" }) });
+    await others.waitFor();
+    const production = others.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "production" }) });
+    expect((await production.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["some", "5"]);
+    await expectNoSeriousA11yViolations(page, "feature detail in development");
+    await page.getByRole("button", { name: "Copy production's rules here" }).click();
+    await page.getByText("Copied production's targeting: saved as version 1.").waitFor();
+    const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
+    const development = app.environments.find((each: { name: string }) => each.name === "development").id;
+    const copied = (await adminRequest(harness.server, "GET", `/admin/environments/${development}/features/huddle`)).body.targeting;
+    const source = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting;
+    expect(copied).toEqual({ ...source, version: 1 });
+    await group("Rule 3").waitFor();
+  });
 });

@@ -61,7 +61,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await screenshot(harness, page, "features-list");
 
     // The environment switcher changes whose last change is shown: development's was made by the admin token.
-    await page.getByLabel("Environment").selectOption({ label: "development" });
+    await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
     await page.waitForFunction(() => document.body.textContent?.includes("by admin token"));
     expect((await cellTexts("beta-huddle"))[4]).toContain("by admin token");
   });

@@ -167,7 +167,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await page.getByRole("button", { name: "New environment" }).click();
     await page.getByLabel("New environment of Acme").fill("staging");
     await page.keyboard.press("Enter");
-    await expect.poll(async () => page.getByLabel("Environment").evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe("staging");
+    await expect.poll(async () => page.getByLabel("Environment", { exact: true }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe("staging");
     const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
     expect(app.environments.map((environment: { name: string }) => environment.name)).toContain("staging");
   });

@@ -48,7 +48,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     await page.keyboard.type("Acme");
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Features" }).waitFor();
-    expect(await page.getByLabel("App").inputValue()).toBeTruthy();
+    expect(await page.getByLabel("App", { exact: true }).inputValue()).toBeTruthy();
     await page.reload();
     await page.getByRole("heading", { name: "Features" }).waitFor();
     // A write after the reload: the page found its CSRF token again through GET /admin/session.

@@ -8,6 +8,7 @@ import { filterOfType, type Filter } from "../rules/model";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 import { Adoption } from "./Adoption";
 import { FeatureSettings } from "./FeatureSettings";
+import { OtherEnvironments } from "./OtherEnvironments";
 import { TryIt } from "./TryIt";
 
 interface Detail {
@@ -48,6 +49,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
             {notice && <p class="success">{notice}</p>}
           </div>
           <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
+          <OtherEnvironments key={`o${detail.data.targeting.version}`} app={app} environmentId={environmentId} featureKey={featureKey} canWrite={canWrite} onCopied={reload} />
           <TryIt environmentId={environmentId} featureKey={featureKey} />
           <FeatureSettings key={`s${detail.data.feature.name}${detail.data.feature.description}${detail.data.feature.stage}${detail.data.feature.optInEnabled}`} appId={app.id} feature={detail.data.feature} canWrite={canWrite} onSaved={reload} />
           <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
