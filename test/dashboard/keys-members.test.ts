@@ -180,6 +180,11 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
     const rows = await page.locator("tbody tr").allTextContents();
     expect(rows[0]).toContain("key.rotate");
+    // By who: the admin token made the owner and the app in this suite's set-up, nothing else.
+    await page.getByLabel("Entity kind").fill("");
+    await page.getByLabel("Who").selectOption({ label: "the admin token" });
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(async () => (await page.locator("tbody tr td:nth-child(3)").allTextContents()).join(",")).toBe("member.create,app.create");
     expect(rows[0]).toContain(OWNER.email);
     await expectNoSeriousA11yViolations(page, "audit log");
     await screenshot(harness, page, "audit");

@@ -192,6 +192,7 @@ interface AuditEntry {
 
 /** The audit log (API.md §8), paged oldest first as the API pages it, with its entity and actor filters. */
 export function Audit() {
+  const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
   const [filters, setFilters] = useState({ entity: "", actor: "" });
   const [after, setAfter] = useState<string[]>([]);
   const cursor = after[after.length - 1];
@@ -206,7 +207,7 @@ export function Audit() {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     setAfter([]);
-    setFilters({ entity: field(form, "entity").trim(), actor: field(form, "actor").trim() });
+    setFilters({ entity: field(form, "entity").trim(), actor: (form.elements.namedItem("actor") as HTMLSelectElement).value });
   };
   return (
     <Page title="Audit log">
@@ -221,8 +222,14 @@ export function Audit() {
           </datalist>
         </label>
         <label>
-          Actor (member id or admin)
-          <input name="actor" />
+          Who
+          <select name="actor">
+            <option value="">anyone</option>
+            <option value="admin">the admin token</option>
+            {members.data?.members.map((member) => (
+              <option value={member.id}>{member.email}</option>
+            ))}
+          </select>
         </label>
         <button type="submit">Filter</button>
       </form>
