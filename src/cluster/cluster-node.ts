@@ -4,6 +4,7 @@ import type { ClusterConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import type { KvStore } from "../storage/kv.js";
+import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { ClusterConfigLog } from "./config-log.js";
 import { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
@@ -34,6 +35,8 @@ export class ClusterNode {
   private startTarget: { config: number; tracking: number } | undefined;
   private startupDone = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking.ts). */
+  readonly jobContext: JobContext;
 
   private constructor(
     readonly config: ClusterConfig,
@@ -45,7 +48,10 @@ export class ClusterNode {
     readonly publisher: TrackingPublisher,
     readonly applier: TrackingApplier,
     private readonly log: Logger,
-  ) {}
+    store: KvStore,
+  ) {
+    this.jobContext = createJobContext(store);
+  }
 
   static async start(config: ClusterConfig, store: KvStore, log: Logger, metrics: Metrics, onTrackingApplied: (environments: Set<string>) => void): Promise<ClusterNode> {
     const connection = await ClusterConnection.open(config, log);
@@ -69,7 +75,7 @@ export class ClusterNode {
       },
     });
     const applier = new TrackingApplier({ store, connection, jsm, names, nodeId: config.nodeId, positions, log, onApplied: onTrackingApplied });
-    const node = new ClusterNode(config, connection, jsm, registry, names, management, publisher, applier, log);
+    const node = new ClusterNode(config, connection, jsm, registry, names, management, publisher, applier, log, store);
     metrics.labelledGauge("switchyard_cluster_lag_messages", "Messages in each replicated stream not yet applied on this node.", ["log"], () => {
       const status = node.status();
       return [

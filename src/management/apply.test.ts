@@ -48,6 +48,7 @@ function script(): ManagementChange[] {
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "constant", value: true } }] }, OWNER_ACTOR),
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
     change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
+    change("opt-in.set", { environmentId: production, appId, featureKey: "huddle", scope: "user", id: "u1", optedIn: true }, { kind: "anonymous", id: "anonymous" }),
     change("analytics.rebuild", { environmentId: production }),
     change("feature.put", { appId, featureKey: "old", featureId: "ftOld00000001", fields: {} }),
     change("feature.archive", { appId, featureKey: "old" }),
@@ -121,7 +122,9 @@ describe("management apply", () => {
       if (!outcome.ok) throw new Error(outcome.error.message);
       cursors.push(outcome.auditCursor);
     }
-    const audited = changes.filter((entry) => entry.type !== "credential.touch");
+    // Usage stamps and end users' opt-in choices are bookkeeping, not management actions.
+    const unaudited = new Set(["credential.touch", "opt-in.set"]);
+    const audited = changes.filter((entry) => !unaudited.has(entry.type));
     const { entries } = new AuditLog(store).page({}, undefined, 1000);
     expect(entries).toHaveLength(audited.length);
     entries.forEach((entry, index) => {
@@ -130,7 +133,7 @@ describe("management apply", () => {
       expect(entry.address).toBe("127.0.0.1");
     });
     // Touches are bookkeeping: no entry, no cursor.
-    changes.forEach((entry, index) => expect(cursors[index] === null).toBe(entry.type === "credential.touch"));
+    changes.forEach((entry, index) => expect(cursors[index] === null).toBe(unaudited.has(entry.type)));
     expect(entries.map((entry) => entry.action)).toContain("feature.create");
     expect(entries.map((entry) => entry.action)).toContain("feature.update");
     // Filters: by entity kind, and by member (their tokens' actions included).

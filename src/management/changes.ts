@@ -10,6 +10,7 @@ import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
+import type { OptInScope } from "../optin/opt-in-store.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 
@@ -35,6 +36,9 @@ export interface ChangeBodies {
   "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
   "analytics.rebuild": { environmentId: string };
+  /** An end user's opt-in choice (`POST /flags/opt-in`): not a management write, but it moves flagStateVersion, so
+   * in cluster mode it travels through the configuration log like one. Not audited. */
+  "opt-in.set": { environmentId: string; appId: string; featureKey: string; scope: OptInScope; id: string; optedIn: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -62,6 +66,7 @@ export interface ChangeResults {
   "rules.put": { state: EnvironmentFeatureState; flagStateVersion: number };
   "analytics.settings": { settings: AnalyticsSettings };
   "analytics.rebuild": { report: RebuildReport };
+  "opt-in.set": { flagStateVersion: number; changed: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -94,6 +99,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "rules.put",
   "analytics.settings",
   "analytics.rebuild",
+  "opt-in.set",
   "member.create",
   "member.update",
   "member.remove",

@@ -1,7 +1,10 @@
 import { ok } from "../api/responses.js";
 import type { ApiResponse } from "../api/types.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
+import { evaluateJob } from "../jobs/evaluate-job.js";
+import type { JobContext } from "../jobs/job-context.js";
 import { parseTrackJob, tracked } from "../jobs/track-job.js";
+import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { newFeedbackId } from "../tenancy/identifiers.js";
@@ -37,4 +40,17 @@ export async function trackReplicated(
   }
   const answer = tracked();
   return { status: answer.status, headers: answer.headers, body: answer.body };
+}
+
+/**
+ * `/features/enabled` in cluster mode: evaluated here, on the main thread, and its `evaluate` feature events
+ * published to the tracking log like any tracking call (every node stores them, so event logs and their cursors
+ * stay the same everywhere); answered once JetStream acknowledged them.
+ */
+export async function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
+  const { answer, featureEvents } = evaluateJob(jobContext, job);
+  if (featureEvents !== undefined && featureEvents.results.length > 0) {
+    await cluster.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents });
+  }
+  return answer;
 }

@@ -82,6 +82,37 @@ describe("cluster mode on NATS JetStream", () => {
     }
   });
 
+  it("replicates end users' opt-in choices and /features/enabled events, so versions and event logs stay equal on every node", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    const publishable = keys.production.publishableKey;
+    expect((await admin(a, "PUT", `/admin/apps/${keys.app.id}/features/labs`, { optInEnabled: true })).status).toBe(200);
+    const optIn = await request(b.url, "POST", "/flags/opt-in", { token: publishable, body: { key: "labs", scope: "user", optedIn: true, context: { user: { id: "u9" } } } });
+    expect(optIn.status, JSON.stringify(optIn.body)).toBe(200);
+    for (const node of [a, b, c]) {
+      const seen = await eventually(
+        () => request(node.url, "GET", `/features/evaluated?publishableKey=${publishable}&context.user.id=u9`),
+        (reply) => reply.body.features?.labs?.isEnabled === true,
+      );
+      expect(seen.body.features.labs.optIn.userOptedIn).toBe(true);
+    }
+    const versions = await Promise.all([a, b, c].map((node) => admin(node, "GET", `/admin/environments/${keys.production.id}/features/labs`)));
+    expect(new Set(versions.map((reply) => reply.body.flagStateVersion))).toEqual(new Set([optIn.body.flagStateVersion]));
+
+    const enabled = await request(c.url, "GET", `/features/enabled?publishableKey=${publishable}&context.user.id=u9`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.features.labs.isEnabled).toBe(true);
+    const logs = await Promise.all(
+      [a, b, c].map((node) =>
+        eventually(
+          () => admin(node, "GET", `/admin/environments/${keys.production.id}/feature-events?limit=1000`),
+          (reply) => reply.body.featureEvents?.some((event: { key: string; action: string }) => event.key === "labs" && event.action === "evaluate"),
+        ),
+      ),
+    );
+    expect(logs[1]!.body).toEqual(logs[0]!.body);
+    expect(logs[2]!.body).toEqual(logs[0]!.body);
+  });
+
   it("answers tracking once replicated, and every node stores it: remote context works on every node", async () => {
     const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
     const publishable = keys.production.publishableKey;
