@@ -144,8 +144,7 @@ export class ClusterNode {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    this.management.stop();
-    this.applier.stop();
+    await Promise.all([this.management.stop(), this.applier.stop()]);
     await this.connection.close();
   }
 }

@@ -133,7 +133,9 @@ export class ClusterConfigLog implements ManagementLog {
         this.messages = messages;
         for await (const message of messages) {
           if (this.stopped) break;
-          await this.applyMessage(message);
+          const applying = this.applyMessage(message);
+          this.idle = applying.catch(() => undefined);
+          await applying;
         }
       } catch (error) {
         if (this.stopped) return;
@@ -182,8 +184,13 @@ export class ClusterConfigLog implements ManagementLog {
     }
   }
 
-  stop(): void {
+  /** Stops consuming; resolves once no apply is in flight (the store may close then). */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.messages?.stop();
+    await this.idle;
   }
+
+  /** Resolves when the message being applied (if any) is committed. */
+  private idle: Promise<void> = Promise.resolve();
 }

@@ -49,7 +49,12 @@ export class ClusterConnection {
     }
   }
 
+  /** Drains (flushes what is pending) for at most 2 s — NATS may be unreachable — then closes. */
   async close(): Promise<void> {
-    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+    if (this.nc.isClosed()) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.nc.drain().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
+    if (!this.nc.isClosed()) await this.nc.close();
   }
 }

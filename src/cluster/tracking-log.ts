@@ -133,6 +133,8 @@ export class TrackingApplier {
   /** Messages after the last one applied, as JetStream reported with it. */
   pending = 0;
   private current: { stop(): void } | undefined;
+  /** Resolves when the batch being applied (if any) is committed. */
+  private idle: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly parts: {
@@ -186,7 +188,11 @@ export class TrackingApplier {
           const batch: JsMsg[] = [];
           for await (const message of messages) batch.push(message);
           const { next, complete } = this.contiguous(batch);
-          if (next.length > 0) await this.apply(next);
+          if (next.length > 0 && !this.stopped) {
+            const applying = this.apply(next);
+            this.idle = applying.catch(() => undefined);
+            await applying;
+          }
           // A gap: messages handed to a pull request that never reached us (a server failing over mid-fetch) are
           // not redelivered before the acknowledgement timeout, and acknowledging a later one would acknowledge them
           // too. Start the consumer again right after what is applied.
@@ -259,8 +265,10 @@ export class TrackingApplier {
     this.parts.onApplied(changed);
   }
 
-  stop(): void {
+  /** Stops consuming; resolves once no batch is being applied (the store may close then). */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.current?.stop();
+    await this.idle;
   }
 }

@@ -276,6 +276,20 @@ describe("cluster mode on NATS JetStream", () => {
     expect(tracked.body.error.code).toBe("CLUSTER_UNAVAILABLE");
     const change = await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { rules: [] });
     expect(change.status).toBe(503);
-    expect(a.output.some((line) => line.includes('"cluster disconnected')) ).toBe(true);
-  }, 30_000);
+    expect(a.output.some((line) => line.includes('"cluster disconnected'))).toBe(true);
+
+    // NATS comes back (same store dirs): the node reconnects, catches up and takes tracking again.
+    await Promise.all(nats.servers.map((server) => server.start()));
+    await eventually(() => request(a.url, "GET", "/health"), (reply) => reply.status === 200, 30_000);
+    const back = await eventually(
+      () => request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "back", userId: "u1" } }),
+      (reply) => reply.status === 200,
+      30_000,
+    );
+    expect(back.body).toEqual({ success: true });
+    const other = nodes[2]!;
+    await eventually(() => allEvents(other, keys.production.id), (list) => list.some((event) => event.event === "back"), 30_000);
+    // SIGTERM drains and exits 0 in cluster mode too.
+    expect(await a.stop()).toBe(0);
+  }, 90_000);
 });
