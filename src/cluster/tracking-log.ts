@@ -37,6 +37,8 @@ export class TrackingPublisher {
   /** Identifies this process's messages: node id, a random boot id, a counter. */
   private readonly idPrefix: string;
   private counter = 0;
+  /** The stream sequence of the last message this node published: what its own applier must reach to see its writes. */
+  lastPublished = 0;
 
   constructor(
     private readonly parts: {
@@ -94,7 +96,8 @@ export class TrackingPublisher {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.js.publish(this.parts.names.trackingSubject, body, { msgID });
+        const ack = await this.js.publish(this.parts.names.trackingSubject, body, { msgID });
+        if (ack.seq > this.lastPublished) this.lastPublished = ack.seq;
         this.parts.onBatch?.(batch.length, (performance.now() - started) / 1000);
         for (const entry of batch) entry.resolve();
         return;
@@ -151,6 +154,22 @@ export class TrackingApplier {
 
   get applied(): number {
     return this.parts.positions.applied("tracking");
+  }
+
+  private readonly waiters: { sequence: number; resolve(): void }[] = [];
+
+  /** Resolves once this node applied the stream up to `sequence` (or after `timeoutMs`, whichever comes first). */
+  appliedUpTo(sequence: number, timeoutMs: number): Promise<void> {
+    if (this.applied >= sequence) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { sequence, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        resolve();
+      }, timeoutMs).unref();
+    });
   }
 
   /**
@@ -259,6 +278,9 @@ export class TrackingApplier {
       }
     }
     const last = batch[batch.length - 1]!;
+    for (let index = this.waiters.length - 1; index >= 0; index--) {
+      if (this.waiters[index]!.sequence <= last.seq) this.waiters.splice(index, 1)[0]!.resolve();
+    }
     // AckPolicy.All: acknowledging the last acknowledges the batch, once it is committed here.
     last.ack();
     this.pending = last.info.pending;

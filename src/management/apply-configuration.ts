@@ -31,8 +31,8 @@ function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): R
 
 export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
   "opt-in.set"({ store }, change) {
-    const { environmentId, appId, featureKey, scope, id, optedIn } = change;
-    const result = applyOptIn(store, { environmentId, appId, featureKey, scope, id, optedIn }, change.at);
+    const { environmentId, appId, featureKey, scope, entityId, optedIn } = change;
+    const result = applyOptIn(store, { environmentId, appId, featureKey, scope, id: entityId, optedIn }, change.at);
     if (result.kind === "no-environment") return refused("UNAUTHORIZED", "The key's environment no longer exists.");
     if (result.kind === "no-opt-in-feature") return refused("NOT_FOUND", `No feature ${featureKey} that allows opt-in.`);
     // An end user's choice, not a management action: not audited.

@@ -48,7 +48,7 @@ function script(): ManagementChange[] {
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "constant", value: true } }] }, OWNER_ACTOR),
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
     change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
-    change("opt-in.set", { environmentId: production, appId, featureKey: "huddle", scope: "user", id: "u1", optedIn: true }, { kind: "anonymous", id: "anonymous" }),
+    change("opt-in.set", { environmentId: production, appId, featureKey: "huddle", scope: "user", entityId: "u1", optedIn: true }, { kind: "anonymous", id: "anonymous" }),
     change("analytics.rebuild", { environmentId: production }),
     change("feature.put", { appId, featureKey: "old", featureId: "ftOld00000001", fields: {} }),
     change("feature.archive", { appId, featureKey: "old" }),

@@ -37,8 +37,9 @@ export interface ChangeBodies {
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
   "analytics.rebuild": { environmentId: string };
   /** An end user's opt-in choice (`POST /flags/opt-in`): not a management write, but it moves flagStateVersion, so
-   * in cluster mode it travels through the configuration log like one. Not audited. */
-  "opt-in.set": { environmentId: string; appId: string; featureKey: string; scope: OptInScope; id: string; optedIn: boolean };
+   * in cluster mode it travels through the configuration log like one. Not audited. `entityId`: the user's or
+   * company's id (`id` is the change's own). */
+  "opt-in.set": { environmentId: string; appId: string; featureKey: string; scope: OptInScope; entityId: string; optedIn: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };

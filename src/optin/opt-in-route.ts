@@ -28,7 +28,7 @@ async function setOptIn(context: RouteContext<Services>): Promise<ApiResponse> {
     appId,
     featureKey: body.key,
     scope: body.scope,
-    id: String(id),
+    entityId: String(id),
     optedIn: body.optedIn,
   });
   if (!outcome.ok) throw ServiceError.fromData(outcome.error);

@@ -10,6 +10,9 @@ import type { KvStore } from "../storage/kv.js";
 import { newFeedbackId } from "../tenancy/identifiers.js";
 import { resolveFeedbackReferences } from "../tracking/feedback.js";
 
+/** How long a feedback update waits for this node's own earlier tracking writes to be applied here. */
+const OWN_WRITES_WAIT_MS = 5_000;
+
 /**
  * A tracking call in cluster mode: validated here as a whole (a 4xx names the field, as standalone), then published
  * to the tracking log; answered 200 once JetStream acknowledged the message holding it. Every node, this one
@@ -28,6 +31,11 @@ export async function trackReplicated(
   const items = [...parseTrackJob({ kind: "track", environmentId, call, body, contentType, receivedAt })];
   let feedbackIds: (string | null)[] = items.map(() => null);
   if (items.some((item) => item.type === "feedback")) {
+    // An update names a feedback that may have been created through this node a moment ago: read-your-writes,
+    // so wait (briefly) until this node applied what it published itself.
+    if (items.some((item) => item.type === "feedback" && item.feedbackId !== undefined)) {
+      await cluster.applier.appliedUpTo(cluster.publisher.lastPublished, OWN_WRITES_WAIT_MS);
+    }
     // Refused here with the standalone answer (400 UNKNOWN_FEATURE, 404 for an unknown feedback id) against this
     // node's copy of the data.
     resolveFeedbackReferences(store, environmentId, items);

@@ -28,6 +28,7 @@ export async function startServerUnderTest(): Promise<ServerUnderTest> {
     server: server!,
     writer: writer!,
     async stop() {
+      if (process.env.CLUSTER_DEBUG) for (const node of [writer!, server!]) console.log(node.output.filter((line) => !line.includes('"listening"')).join("\n"));
       await Promise.all([server!.stop(), writer!.stop()]);
       await nats.stop();
     },
