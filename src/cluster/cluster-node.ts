@@ -34,6 +34,9 @@ export class ClusterNode {
   /** The streams' last sequences when the node first reached them: applied past both means caught up. */
   private startTarget: { config: number; tracking: number } | undefined;
   private startupDone = false;
+  /** Applied positions at the previous check, for the stall watchdog. */
+  private previous = { config: -1, tracking: -1 };
+  private stalledChecks = { config: 0, tracking: 0 };
   private timer: NodeJS.Timeout | undefined;
   /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking.ts). */
   readonly jobContext: JobContext;
@@ -101,6 +104,7 @@ export class ClusterNode {
       this.stream.config = config.state.last_seq;
       this.stream.tracking = tracking.state.last_seq;
       this.startTarget ??= { ...this.stream };
+      this.watchdog();
       if (!this.startupDone && this.management.applied >= this.startTarget.config && this.applier.applied >= this.startTarget.tracking) {
         this.startupDone = true;
         this.log.info("cluster caught up", { config: this.management.applied, tracking: this.applier.applied });
@@ -109,6 +113,26 @@ export class ClusterNode {
     } catch (error) {
       this.log.error("cluster check failed", { error: String(error) });
     }
+  }
+
+  /**
+   * A consumer that has messages to deliver and made no progress for three checks in a row is started again from
+   * the last applied message. JetStream's consumers recover from most failovers by themselves; this covers the
+   * rest (an ordered consumer that stopped delivering without an error after a server was killed).
+   */
+  private watchdog(): void {
+    const positions = { config: this.management.applied, tracking: this.applier.applied };
+    for (const log of ["config", "tracking"] as const) {
+      const behind = this.stream[log] > positions[log];
+      this.stalledChecks[log] = behind && positions[log] === this.previous[log] ? this.stalledChecks[log] + 1 : 0;
+      if (this.stalledChecks[log] >= 3) {
+        this.stalledChecks[log] = 0;
+        this.log.error("cluster consumer made no progress; restarting it from the last applied message", { log, applied: positions[log], last: this.stream[log] });
+        if (log === "config") this.management.restartConsumer();
+        else this.applier.restartConsumer();
+      }
+    }
+    this.previous = positions;
   }
 
   status(): NodeStatus {

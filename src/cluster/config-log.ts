@@ -184,6 +184,14 @@ export class ClusterConfigLog implements ManagementLog {
     }
   }
 
+  /**
+   * Starts the consumer again after the last applied message: the watchdog's remedy for a consumer that stopped
+   * delivering (seen after a NATS server failed over: the ordered consumer neither delivered nor failed).
+   */
+  restartConsumer(): void {
+    this.messages?.stop();
+  }
+
   /** Stops consuming; resolves once no apply is in flight (the store may close then). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -136,6 +136,7 @@ export class TrackingApplier {
   /** Messages after the last one applied, as JetStream reported with it. */
   pending = 0;
   private current: { stop(): void } | undefined;
+  private restart = false;
   /** Resolves when the batch being applied (if any) is committed. */
   private idle: Promise<void> = Promise.resolve();
 
@@ -219,6 +220,10 @@ export class TrackingApplier {
             log.info("tracking consumer skipped ahead; restarting it from the last applied message", { applied: this.applied, received: batch[0]?.seq });
             break;
           }
+          if (this.restart) {
+            this.restart = false;
+            break;
+          }
         }
       } catch (error) {
         if (this.stopped) return;
@@ -285,6 +290,12 @@ export class TrackingApplier {
     last.ack();
     this.pending = last.info.pending;
     this.parts.onApplied(changed);
+  }
+
+  /** Starts the consumer again after the last applied message (the watchdog's remedy for a stalled consumer). */
+  restartConsumer(): void {
+    this.restart = true;
+    this.current?.stop();
   }
 
   /** Stops consuming; resolves once no batch is being applied (the store may close then). */

@@ -81,7 +81,9 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       return await startOnce(size);
     } catch (error) {
       // A port taken by another process between our check and nats-server's bind: try other ports.
-      if (attempt === 3 || !String(error).includes("address already in use")) throw error;
+      // A cluster that never elected a metadata leader (a port of ours answered by someone else's server): again.
+      const retryable = String(error).includes("address already in use") || String(error).includes("metadata leader");
+      if (attempt === 3 || !retryable) throw error;
     }
   }
 }
@@ -117,7 +119,7 @@ async function startOnce(size: number): Promise<NatsCluster> {
         child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
         child.stderr!.resume();
         // JetStream answers only once the cluster elected a metadata leader (every server logs who it is).
-        await waitForLog(child, name, /metadata leader/, 20_000);
+        await waitForLog(child, name, /metadata leader/, 45_000);
       },
       async kill() {
         const running = child;
