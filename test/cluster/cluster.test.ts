@@ -108,8 +108,11 @@ describe("cluster mode on NATS JetStream", () => {
     const optInAgain = await request(a.url, "POST", "/flags/opt-in", { token: publishable, body: { key: "labs", scope: "user", optedIn: true, context: { user: { id: "u9" } } } });
     expect(optInAgain.body.flagStateVersion).toBe(optIn.body.flagStateVersion + 2);
 
-    const enabled = await request(c.url, "GET", `/features/enabled?publishableKey=${publishable}&context.user.id=u9`);
-    expect(enabled.status).toBe(200);
+    // C serves the last choice (made through A) once it applied it; each call records its evaluate events.
+    const enabled = await eventually(
+      () => request(c.url, "GET", `/features/enabled?publishableKey=${publishable}&context.user.id=u9`),
+      (reply) => reply.status === 200 && reply.body.features?.labs?.isEnabled === true,
+    );
     expect(enabled.body.features.labs.isEnabled).toBe(true);
     const logs = await Promise.all(
       [a, b, c].map((node) =>
