@@ -85,18 +85,24 @@ export class ClusterConfigLog implements ManagementLog {
           this.parts.onPublished?.((performance.now() - started) / 1000);
           break;
         } catch (error) {
-          if (!(error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) || attempt === MAX_ATTEMPTS) throw error;
-          // Someone changed this subject since what this node applied: catch up, then publish again — unless the
-          // change itself got in (a retried publish whose first try was stored) and has been applied meanwhile.
-          await this.catchUp();
-          if (!this.waiters.has(change.id)) break;
+          if (attempt === MAX_ATTEMPTS) throw error;
+          if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+            // Someone changed this subject since what this node applied: catch up, then publish again — unless the
+            // change itself got in (a retried publish whose first try was stored) and has been applied meanwhile.
+            await this.catchUp();
+            if (!this.waiters.has(change.id)) break;
+          } else if (error instanceof JetStreamApiError || !connection.connected) {
+            throw error;
+          }
+          // Otherwise no acknowledgement came (a timeout during a failover): the first try may have been stored, so
+          // try again with the same message id; JetStream stores it once at most.
         }
       }
     } catch (error) {
       this.waiters.delete(change.id);
       if (error instanceof ServiceError) throw error;
-      this.parts.log.error("configuration change not published", { type: change.type, error: String(error) });
-      throw unavailable("The change could not be replicated; retry later.");
+      this.parts.log.error("configuration change not confirmed by JetStream", { type: change.type, error: String(error) });
+      throw unavailable("The change could not be confirmed by the cluster; it may still be applied: check before retrying.");
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
