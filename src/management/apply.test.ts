@@ -95,6 +95,16 @@ describe("management apply", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
+  it("never lets a change's body overwrite its envelope (id, time, actor, address, type)", () => {
+    for (const entry of script()) {
+      expect(entry.id, entry.type).toMatch(/^chg_\d+$/);
+      expect(Number.isNaN(Date.parse(entry.at)), entry.type).toBe(false);
+      expect(typeof entry.actor, entry.type).toBe("object");
+      expect(entry.address, entry.type).toBe("127.0.0.1");
+      expect(CHANGE_TYPES, entry.type).toContain(entry.type);
+    }
+  });
+
   it("is deterministic: the same changes in the same order leave the same data, in either store", async () => {
     const changes = script();
     expect(new Set(changes.map((entry) => entry.type))).toEqual(new Set(CHANGE_TYPES));
