@@ -36,7 +36,7 @@ export class ClusterConfigLog implements ManagementLog {
   private readonly listeners = new Set<AppliedListener>();
   private readonly waiters = new Map<string, Waiter>();
   private readonly appliedWaiters: { sequence: number; resolve: () => void }[] = [];
-  private readonly js: JetStreamClient;
+  private client: JetStreamClient | undefined;
   private stopped = false;
   private messages: { stop(): void } | undefined;
   /** Messages still in the stream after the last one applied, as JetStream reported with it. */
@@ -46,7 +46,8 @@ export class ClusterConfigLog implements ManagementLog {
     private readonly parts: {
       store: KvStore;
       connection: ClusterConnection;
-      jsm: JetStreamManager;
+      /** JetStream's management API, once the node reached NATS. */
+      jsm: () => JetStreamManager;
       names: StreamNames;
       positions: StreamPositions;
       log: Logger;
@@ -55,7 +56,11 @@ export class ClusterConfigLog implements ManagementLog {
     },
   ) {
     this.applier = new ChangeApplier(parts.store);
-    this.js = jetstream(parts.connection.nc, { timeout: parts.publishTimeoutMs });
+  }
+
+  /** Made on first use: the connection exists only once NATS answered. */
+  private get js(): JetStreamClient {
+    return (this.client ??= jetstream(this.parts.connection.nc, { timeout: this.parts.publishTimeoutMs }));
   }
 
   get applied(): number {
@@ -118,7 +123,7 @@ export class ClusterConfigLog implements ManagementLog {
 
   /** Resolves once this node applied everything the stream held when asked. */
   async catchUp(): Promise<void> {
-    const info = await this.parts.jsm.streams.info(this.parts.names.config);
+    const info = await this.parts.jsm().streams.info(this.parts.names.config);
     await this.appliedUpTo(info.state.last_seq);
   }
 

@@ -33,7 +33,7 @@ const unavailable = () => new ServiceError("CLUSTER_UNAVAILABLE", undefined, und
 export class TrackingPublisher {
   private queue: Pending[] = [];
   private scheduled = false;
-  private readonly js: JetStreamClient;
+  private client: JetStreamClient | undefined;
   /** Identifies this process's messages: node id, a random boot id, a counter. */
   private readonly idPrefix: string;
   private counter = 0;
@@ -50,8 +50,12 @@ export class TrackingPublisher {
       onBatch?: (requests: number, seconds: number) => void;
     },
   ) {
-    this.js = jetstream(parts.connection.nc, { timeout: parts.publishTimeoutMs });
     this.idPrefix = `${parts.nodeId}.${randomBase62(8)}.`;
+  }
+
+  /** Made on first use: the connection exists only once NATS answered. */
+  private get js(): JetStreamClient {
+    return (this.client ??= jetstream(this.parts.connection.nc, { timeout: this.parts.publishTimeoutMs }));
   }
 
   submit(request: ReplicatedRequest): Promise<void> {
@@ -144,7 +148,8 @@ export class TrackingApplier {
     private readonly parts: {
       store: KvStore;
       connection: ClusterConnection;
-      jsm: JetStreamManager;
+      /** JetStream's management API, once the node reached NATS. */
+      jsm: () => JetStreamManager;
       names: StreamNames;
       nodeId: string;
       positions: StreamPositions;
@@ -181,7 +186,8 @@ export class TrackingApplier {
    * what shows the node's lag to the cluster while it runs.
    */
   private async ensureConsumer(): Promise<string> {
-    const { jsm, names, nodeId } = this.parts;
+    const { names, nodeId } = this.parts;
+    const jsm = this.parts.jsm();
     const durable = names.trackingConsumer(nodeId);
     const applied = this.applied;
     await jsm.consumers.delete(names.tracking, durable).catch(() => undefined);

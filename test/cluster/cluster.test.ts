@@ -275,6 +275,8 @@ describe("cluster mode on NATS JetStream", () => {
   it("evaluates like the reference on every node for random rulesets written through random nodes", async () => {
     const parity = await createApp(nodes[0]!.url, nodes[0]!.adminToken, "Parity");
     const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    // The app was created through A: every node has it once it applied that change.
+    for (const node of [a, b, c]) await eventually(() => admin(node, "GET", `/admin/apps/${parity.app.id}`), (reply) => reply.status === 200);
     const attribute = fc.constantFrom("id", "name", "plan", "seats", "tags");
     const value = fc.oneof(stringAtom.filter((text) => text.isWellFormed()), fc.integer({ min: -1000, max: 1000 }), fc.boolean());
     const entity = fc.dictionary(attribute, value, { maxKeys: 3 });
@@ -341,17 +343,26 @@ describe("cluster mode on NATS JetStream", () => {
     expect(change.status).toBe(503);
     expect(a.output.some((line) => line.includes('"cluster disconnected'))).toBe(true);
 
+    // A node restarted while NATS is down starts anyway and serves from its store.
+    const [, , c] = nodes as [TestServer, TestServer, TestServer];
+    await c.kill();
+    const restarted = await startClusterNode({ nats, prefix, nodeId: "c", dataDir: c.dataDir });
+    nodes[2] = restarted;
+    expect((await request(restarted.url, "GET", path)).body).toEqual(before.body);
+    expect((await request(restarted.url, "GET", "/health")).status).toBe(503);
+    expect((await request(restarted.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" } })).status).toBe(503);
+
     // NATS comes back (same store dirs): the node reconnects, catches up and takes tracking again.
     await Promise.all(nats.servers.map((server) => server.start()));
     await eventually(() => request(a.url, "GET", "/health"), (reply) => reply.status === 200, 30_000);
+    await eventually(() => request(restarted.url, "GET", "/health"), (reply) => reply.status === 200, 30_000);
     const back = await eventually(
       () => request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "back", userId: "u1" } }),
       (reply) => reply.status === 200,
       30_000,
     );
     expect(back.body).toEqual({ success: true });
-    const other = nodes[2]!;
-    await eventually(() => allEvents(other, keys.production.id), (list) => list.some((event) => event.event === "back"), 30_000);
+    await eventually(() => allEvents(restarted, keys.production.id), (list) => list.some((event) => event.event === "back"), 30_000);
     // SIGTERM drains and exits 0 in cluster mode too.
     expect(await a.stop()).toBe(0);
   }, 90_000);
