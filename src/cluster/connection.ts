@@ -48,7 +48,8 @@ export class ClusterConnection {
     if (config.user !== undefined) Object.assign(options, { user: config.user, pass: config.password });
     if (config.token !== undefined) options.token = config.token;
     if (config.tls !== undefined) options.tls = { caFile: config.tls.caFile, certFile: config.tls.certFile, keyFile: config.tls.keyFile };
-    this.log.info("cluster connecting", { servers: config.servers });
+    // A URL may carry user:password@; only hosts reach the log.
+    this.log.info("cluster connecting", { servers: config.servers.map((server) => server.replace(/\/\/[^@/]*@/, "//")) });
     const nc = await connect(options);
     if (this.closed) {
       await nc.close();
