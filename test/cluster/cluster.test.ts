@@ -21,7 +21,8 @@ describe("cluster mode on NATS JetStream", () => {
   const admin = (node: TestServer, method: string, path: string, body?: unknown) => request(node.url, method, path, { token: node.adminToken, ...(body !== undefined ? { body } : {}) });
 
   beforeAll(async () => {
-    nats = await startNatsCluster();
+    // The servers require a user and password: every node connects with SWITCHYARD_CLUSTER_USER/_PASSWORD.
+    nats = await startNatsCluster(3, { user: "switchyard", password: "s3cret-for-tests" });
     nodes = await Promise.all(["a", "b", "c"].map((nodeId) => startClusterNode({ nats, prefix, nodeId })));
     keys = await createApp(nodes[0]!.url, nodes[0]!.adminToken);
   }, 150_000);
@@ -323,6 +324,23 @@ describe("cluster mode on NATS JetStream", () => {
     console.log(`FIGURES cluster-parity ${JSON.stringify({ compared })}`);
     expect(compared).toBeGreaterThanOrEqual((samples.length / 2) * 5 * 3);
   }, 90_000);
+
+  it("keeps a node with wrong NATS credentials out of the cluster, unhealthy, and never logs the password", async () => {
+    const intruder = await startClusterNode({ nats, prefix, nodeId: "intruder", env: { SWITCHYARD_CLUSTER_PASSWORD: "wrong-password" } });
+    try {
+      const health = await request(intruder.url, "GET", "/health");
+      expect(health.status).toBe(503);
+      expect(health.body.cluster).toMatchObject({ connected: false, caughtUp: false });
+      expect((await request(intruder.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "x", userId: "u" } })).status).toBe(401);
+      expect(intruder.output.join("\n")).not.toContain("wrong-password");
+      // Its store is empty and stays so: it knows no key, so the front-facing API refuses them.
+      expect((await request(intruder.url, "GET", `/features/evaluated?publishableKey=${keys.production.publishableKey}`)).status).toBe(401);
+      // Cluster status needs the cluster.
+      expect((await admin(intruder, "GET", "/admin/cluster")).status).toBe(503);
+    } finally {
+      await intruder.kill();
+    }
+  });
 
   // Last: it takes the whole NATS cluster down.
   it("keeps a node cut off from NATS evaluating from its local rules, refusing tracking and changes with a retryable 503, and saying so in /health and its log", async () => {
