@@ -41,6 +41,8 @@ import { TenancyRepository } from "./tenancy/tenancy-repository.js";
 
 /** How often changes made by another process sharing the data dir are looked for. */
 const CROSS_PROCESS_POLL_MS = 250;
+/** How long a cluster node waits for NATS at start before it serves from its local store anyway. */
+const CLUSTER_START_WAIT_MS = 5_000;
 /** How long SIGTERM waits for in-flight requests before closing anyway. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -133,9 +135,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const cluster =
     config.cluster === undefined
       ? undefined
-      : await ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+      : ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
           for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
         });
+  // Normally NATS answers at once and the node listens with its streams ready; if it does not, serve anyway.
+  await cluster?.readyWithin(CLUSTER_START_WAIT_MS);
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });

@@ -66,7 +66,7 @@ Members, tokens, audit (docs/SECURITY.md; passwords are read from stdin when pip
   switchyard tokens create NAME --email EMAIL [--read-only]
                                                    (signs in as EMAIL to create that member's token; no credential)
   switchyard audit [--entity KIND] [--actor MEMBER_ID|admin] [--after CURSOR] [--limit N]
-  switchyard cluster status [--json]                 cluster mode: each node's position in both logs and its lag
+  switchyard cluster status [--json]               (cluster mode: each node's position in both logs and its lag)
   switchyard admin-token status | rotate | disable
   switchyard admin-token reset                     (offline, on this machine's data dir: a new admin token)
 

@@ -58,6 +58,8 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "admin-token.rotate":
     case "admin-token.disable":
       return scoped("admin-token");
+    // Applied as a toggle on what the store holds when it arrives: nothing read beforehand can go stale.
+    case "opt-in.set":
     case "sign-in.fail":
     case "credential.touch":
     // Registrations and codes are new records under fresh ids: nothing they read can have changed meanwhile.

@@ -36,7 +36,7 @@ export class ClusterConfigLog implements ManagementLog {
   private readonly listeners = new Set<AppliedListener>();
   private readonly waiters = new Map<string, Waiter>();
   private readonly appliedWaiters: { sequence: number; resolve: () => void }[] = [];
-  private readonly js: JetStreamClient;
+  private client: JetStreamClient | undefined;
   private stopped = false;
   private messages: { stop(): void } | undefined;
   /** Messages still in the stream after the last one applied, as JetStream reported with it. */
@@ -46,7 +46,8 @@ export class ClusterConfigLog implements ManagementLog {
     private readonly parts: {
       store: KvStore;
       connection: ClusterConnection;
-      jsm: JetStreamManager;
+      /** JetStream's management API, once the node reached NATS. */
+      jsm: () => JetStreamManager;
       names: StreamNames;
       positions: StreamPositions;
       log: Logger;
@@ -55,7 +56,11 @@ export class ClusterConfigLog implements ManagementLog {
     },
   ) {
     this.applier = new ChangeApplier(parts.store);
-    this.js = jetstream(parts.connection.nc, { timeout: parts.publishTimeoutMs });
+  }
+
+  /** Made on first use: the connection exists only once NATS answered. */
+  private get js(): JetStreamClient {
+    return (this.client ??= jetstream(this.parts.connection.nc, { timeout: this.parts.publishTimeoutMs }));
   }
 
   get applied(): number {
@@ -85,18 +90,24 @@ export class ClusterConfigLog implements ManagementLog {
           this.parts.onPublished?.((performance.now() - started) / 1000);
           break;
         } catch (error) {
-          if (!(error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) || attempt === MAX_ATTEMPTS) throw error;
-          // Someone changed this subject since what this node applied: catch up, then publish again — unless the
-          // change itself got in (a retried publish whose first try was stored) and has been applied meanwhile.
-          await this.catchUp();
-          if (!this.waiters.has(change.id)) break;
+          if (attempt === MAX_ATTEMPTS) throw error;
+          if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+            // Someone changed this subject since what this node applied: catch up, then publish again — unless the
+            // change itself got in (a retried publish whose first try was stored) and has been applied meanwhile.
+            await this.catchUp();
+            if (!this.waiters.has(change.id)) break;
+          } else if (error instanceof JetStreamApiError || !connection.connected) {
+            throw error;
+          }
+          // Otherwise no acknowledgement came (a timeout during a failover): the first try may have been stored, so
+          // try again with the same message id; JetStream stores it once at most.
         }
       }
     } catch (error) {
       this.waiters.delete(change.id);
       if (error instanceof ServiceError) throw error;
-      this.parts.log.error("configuration change not published", { type: change.type, error: String(error) });
-      throw unavailable("The change could not be replicated; retry later.");
+      this.parts.log.error("configuration change not confirmed by JetStream", { type: change.type, error: String(error) });
+      throw unavailable("The change could not be confirmed by the cluster; it may still be applied: check before retrying.");
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -112,7 +123,7 @@ export class ClusterConfigLog implements ManagementLog {
 
   /** Resolves once this node applied everything the stream held when asked. */
   async catchUp(): Promise<void> {
-    const info = await this.parts.jsm.streams.info(this.parts.names.config);
+    const info = await this.parts.jsm().streams.info(this.parts.names.config);
     await this.appliedUpTo(info.state.last_seq);
   }
 
@@ -133,7 +144,9 @@ export class ClusterConfigLog implements ManagementLog {
         this.messages = messages;
         for await (const message of messages) {
           if (this.stopped) break;
-          await this.applyMessage(message);
+          const applying = this.applyMessage(message);
+          this.idle = applying.catch(() => undefined);
+          await applying;
         }
       } catch (error) {
         if (this.stopped) return;
@@ -182,8 +195,21 @@ export class ClusterConfigLog implements ManagementLog {
     }
   }
 
-  stop(): void {
-    this.stopped = true;
+  /**
+   * Starts the consumer again after the last applied message: the watchdog's remedy for a consumer that stopped
+   * delivering (seen after a NATS server failed over: the ordered consumer neither delivered nor failed).
+   */
+  restartConsumer(): void {
     this.messages?.stop();
   }
+
+  /** Stops consuming; resolves once no apply is in flight (the store may close then). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.messages?.stop();
+    await this.idle;
+  }
+
+  /** Resolves when the message being applied (if any) is committed. */
+  private idle: Promise<void> = Promise.resolve();
 }

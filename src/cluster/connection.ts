@@ -3,19 +3,37 @@ import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOp
 import type { ClusterConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 
-/** The node's NATS connection and whether it is up right now (read on every tracking call, so a plain field). */
+/**
+ * The node's NATS connection and whether it is up right now (read on every tracking call, so a plain field). It
+ * connects in the background: a node whose cluster is unreachable when it starts still starts, and evaluates from
+ * its local store (stale but available) until NATS answers.
+ */
 export class ClusterConnection {
-  connected = true;
-  private constructor(
-    readonly nc: NatsConnection,
-    private readonly log: Logger,
-  ) {}
+  connected = false;
+  private current: NatsConnection | undefined;
+  /** Resolves once the first server answered (it may take for ever). */
+  readonly ready: Promise<void>;
+  private closed = false;
 
-  /**
-   * Connects, waiting for the first server however long it takes (`waitOnFirstConnect`): a node whose cluster is
-   * down still starts and evaluates from its local store. Reconnects for ever, to any server of the cluster.
-   */
-  static async open(config: ClusterConfig, log: Logger): Promise<ClusterConnection> {
+  private constructor(
+    config: ClusterConfig,
+    private readonly log: Logger,
+  ) {
+    this.ready = this.connect(config);
+  }
+
+  /** Starts connecting; reconnects for ever, to any server of the cluster. */
+  static open(config: ClusterConfig, log: Logger): ClusterConnection {
+    return new ClusterConnection(config, log);
+  }
+
+  /** The connection; only once `ready` resolved (callers check `connected` first). */
+  get nc(): NatsConnection {
+    if (!this.current) throw new Error("not connected to NATS yet");
+    return this.current;
+  }
+
+  private async connect(config: ClusterConfig): Promise<void> {
     const options: NodeConnectionOptions = {
       servers: [...config.servers],
       name: `switchyard-${config.nodeId}`,
@@ -30,15 +48,21 @@ export class ClusterConnection {
     if (config.user !== undefined) Object.assign(options, { user: config.user, pass: config.password });
     if (config.token !== undefined) options.token = config.token;
     if (config.tls !== undefined) options.tls = { caFile: config.tls.caFile, certFile: config.tls.certFile, keyFile: config.tls.keyFile };
+    // A URL may carry user:password@; only hosts reach the log.
+    this.log.info("cluster connecting", { servers: config.servers.map((server) => server.replace(/\/\/[^@/]*@/, "//")) });
     const nc = await connect(options);
-    const connection = new ClusterConnection(nc, log);
-    void connection.watch();
-    log.info("cluster connected", { server: nc.getServer() });
-    return connection;
+    if (this.closed) {
+      await nc.close();
+      return new Promise(() => {}); // stopped meanwhile: never ready
+    }
+    this.current = nc;
+    this.connected = true;
+    void this.watch(nc);
+    this.log.info("cluster connected", { server: nc.getServer() });
   }
 
-  private async watch(): Promise<void> {
-    for await (const status of this.nc.status()) {
+  private async watch(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
       if (status.type === "disconnect" || status.type === "staleConnection") {
         if (this.connected) this.log.error("cluster disconnected: tracking calls and management changes answer 503 until it is back; evaluation goes on from local rules", { server: "server" in status ? status.server : undefined });
         this.connected = false;
@@ -49,7 +73,14 @@ export class ClusterConnection {
     }
   }
 
+  /** Drains (flushes what is pending) for at most 2 s — NATS may be unreachable — then closes. */
   async close(): Promise<void> {
-    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+    this.closed = true;
+    const nc = this.current;
+    if (!nc || nc.isClosed()) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([nc.drain().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
+    if (!nc.isClosed()) await nc.close();
   }
 }

@@ -33,10 +33,12 @@ const unavailable = () => new ServiceError("CLUSTER_UNAVAILABLE", undefined, und
 export class TrackingPublisher {
   private queue: Pending[] = [];
   private scheduled = false;
-  private readonly js: JetStreamClient;
+  private client: JetStreamClient | undefined;
   /** Identifies this process's messages: node id, a random boot id, a counter. */
   private readonly idPrefix: string;
   private counter = 0;
+  /** The stream sequence of the last message this node published: what its own applier must reach to see its writes. */
+  lastPublished = 0;
 
   constructor(
     private readonly parts: {
@@ -48,8 +50,12 @@ export class TrackingPublisher {
       onBatch?: (requests: number, seconds: number) => void;
     },
   ) {
-    this.js = jetstream(parts.connection.nc, { timeout: parts.publishTimeoutMs });
     this.idPrefix = `${parts.nodeId}.${randomBase62(8)}.`;
+  }
+
+  /** Made on first use: the connection exists only once NATS answered. */
+  private get js(): JetStreamClient {
+    return (this.client ??= jetstream(this.parts.connection.nc, { timeout: this.parts.publishTimeoutMs }));
   }
 
   submit(request: ReplicatedRequest): Promise<void> {
@@ -94,7 +100,8 @@ export class TrackingPublisher {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.js.publish(this.parts.names.trackingSubject, body, { msgID });
+        const ack = await this.js.publish(this.parts.names.trackingSubject, body, { msgID });
+        if (ack.seq > this.lastPublished) this.lastPublished = ack.seq;
         this.parts.onBatch?.(batch.length, (performance.now() - started) / 1000);
         for (const entry of batch) entry.resolve();
         return;
@@ -133,12 +140,16 @@ export class TrackingApplier {
   /** Messages after the last one applied, as JetStream reported with it. */
   pending = 0;
   private current: { stop(): void } | undefined;
+  private restart = false;
+  /** Resolves when the batch being applied (if any) is committed. */
+  private idle: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly parts: {
       store: KvStore;
       connection: ClusterConnection;
-      jsm: JetStreamManager;
+      /** JetStream's management API, once the node reached NATS. */
+      jsm: () => JetStreamManager;
       names: StreamNames;
       nodeId: string;
       positions: StreamPositions;
@@ -151,6 +162,22 @@ export class TrackingApplier {
     return this.parts.positions.applied("tracking");
   }
 
+  private readonly waiters: { sequence: number; resolve(): void }[] = [];
+
+  /** Resolves once this node applied the stream up to `sequence` (or after `timeoutMs`, whichever comes first). */
+  appliedUpTo(sequence: number, timeoutMs: number): Promise<void> {
+    if (this.applied >= sequence) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { sequence, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        resolve();
+      }, timeoutMs).unref();
+    });
+  }
+
   /**
    * The node's durable consumer, (re)created to start right after what the store holds. Recreating it rather than
    * resuming it matters after a crash: messages the dead process had fetched but not acknowledged would otherwise
@@ -159,7 +186,8 @@ export class TrackingApplier {
    * what shows the node's lag to the cluster while it runs.
    */
   private async ensureConsumer(): Promise<string> {
-    const { jsm, names, nodeId } = this.parts;
+    const { names, nodeId } = this.parts;
+    const jsm = this.parts.jsm();
     const durable = names.trackingConsumer(nodeId);
     const applied = this.applied;
     await jsm.consumers.delete(names.tracking, durable).catch(() => undefined);
@@ -186,12 +214,20 @@ export class TrackingApplier {
           const batch: JsMsg[] = [];
           for await (const message of messages) batch.push(message);
           const { next, complete } = this.contiguous(batch);
-          if (next.length > 0) await this.apply(next);
+          if (next.length > 0 && !this.stopped) {
+            const applying = this.apply(next);
+            this.idle = applying.catch(() => undefined);
+            await applying;
+          }
           // A gap: messages handed to a pull request that never reached us (a server failing over mid-fetch) are
           // not redelivered before the acknowledgement timeout, and acknowledging a later one would acknowledge them
           // too. Start the consumer again right after what is applied.
           if (!complete) {
             log.info("tracking consumer skipped ahead; restarting it from the last applied message", { applied: this.applied, received: batch[0]?.seq });
+            break;
+          }
+          if (this.restart) {
+            this.restart = false;
             break;
           }
         }
@@ -253,14 +289,25 @@ export class TrackingApplier {
       }
     }
     const last = batch[batch.length - 1]!;
+    for (let index = this.waiters.length - 1; index >= 0; index--) {
+      if (this.waiters[index]!.sequence <= last.seq) this.waiters.splice(index, 1)[0]!.resolve();
+    }
     // AckPolicy.All: acknowledging the last acknowledges the batch, once it is committed here.
     last.ack();
     this.pending = last.info.pending;
     this.parts.onApplied(changed);
   }
 
-  stop(): void {
+  /** Starts the consumer again after the last applied message (the watchdog's remedy for a stalled consumer). */
+  restartConsumer(): void {
+    this.restart = true;
+    this.current?.stop();
+  }
+
+  /** Stops consuming; resolves once no batch is being applied (the store may close then). */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.current?.stop();
+    await this.idle;
   }
 }

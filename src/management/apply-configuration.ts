@@ -6,10 +6,11 @@ import type { EnvironmentRecord } from "../tenancy/records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 import { prepareTargeting, segmentLookup } from "../segments/targeting-writes.js";
+import { applyOptIn } from "../optin/opt-in-store.js";
 
 type ConfigurationAppliers = Pick<
   Appliers,
-  "app.create" | "environment.create" | "key.rotate" | "feature.put" | "feature.archive" | "rules.put" | "analytics.settings" | "analytics.rebuild"
+  "app.create" | "environment.create" | "key.rotate" | "feature.put" | "feature.archive" | "rules.put" | "analytics.settings" | "analytics.rebuild" | "opt-in.set"
 >;
 
 /** An audit entity that is (or belongs to) one environment. */
@@ -32,6 +33,19 @@ function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): R
 }
 
 export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
+  "opt-in.set"({ store }, change) {
+    const { environmentId, appId, featureKey, scope, entityId, optedIn } = change;
+    const result = applyOptIn(store, { environmentId, appId, featureKey, scope, id: entityId, optedIn }, change.at);
+    if (result.kind === "no-environment") return refused("UNAUTHORIZED", "The key's environment no longer exists.");
+    if (result.kind === "no-opt-in-feature") return refused("NOT_FOUND", `No feature ${featureKey} that allows opt-in.`);
+    // An end user's choice, not a management action: not audited.
+    return {
+      ok: true,
+      value: { flagStateVersion: result.flagStateVersion, changed: result.changed },
+      audit: null,
+      effects: result.changed ? { flagStates: [[environmentId, result.flagStateVersion]] } : {},
+    };
+  },
   "app.create"({ tenancy }, change) {
     if (tenancy.getApp(change.app.id)) return refused("CONFLICT", `App ${change.app.id} exists.`);
     tenancy.insertApp(change.app, change.trackingKeyDigest, change.environments);

@@ -52,6 +52,7 @@ function script(): ManagementChange[] {
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "constant", value: true } }] }, OWNER_ACTOR),
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
     change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
+    change("opt-in.set", { environmentId: production, appId, featureKey: "huddle", scope: "user", entityId: "u1", optedIn: true }, { kind: "anonymous", id: "anonymous" }),
     change("analytics.rebuild", { environmentId: production }),
     change("stage.create", { appId, stage: { id: "st_dogfood0001", name: "Dogfood", order: 5, targeting: { [production]: { rules: [{ filter: { type: "constant", value: true } }] } }, createdAt: new Date(clock).toISOString() } }),
     change("feature.stage", { appId, featureKey: "huddle", stageId: "st_beta" }, OWNER_ACTOR),
@@ -122,6 +123,16 @@ describe("management apply", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
+  it("never lets a change's body overwrite its envelope (id, time, actor, address, type)", () => {
+    for (const entry of script()) {
+      expect(entry.id, entry.type).toMatch(/^chg_\d+$/);
+      expect(Number.isNaN(Date.parse(entry.at)), entry.type).toBe(false);
+      expect(typeof entry.actor, entry.type).toBe("object");
+      expect(entry.address, entry.type).toBe("127.0.0.1");
+      expect(CHANGE_TYPES, entry.type).toContain(entry.type);
+    }
+  });
+
   it("is deterministic: the same changes in the same order leave the same data, in either store", async () => {
     const changes = script();
     expect(new Set(changes.map((entry) => entry.type))).toEqual(new Set(CHANGE_TYPES));
@@ -149,8 +160,8 @@ describe("management apply", () => {
       if (!outcome.ok) throw new Error(outcome.error.message);
       cursors.push(outcome.auditCursor);
     }
-    // Bookkeeping changes (usage stamps, editors registering for OAuth) write no audit entry.
-    const unaudited = new Set(["credential.touch", "oauth-client.register"]);
+    // Bookkeeping changes (usage stamps, editors registering for OAuth, end users' opt-in choices) write no audit entry.
+    const unaudited = new Set(["credential.touch", "oauth-client.register", "opt-in.set"]);
     const audited = changes.filter((entry) => !unaudited.has(entry.type));
     const { entries } = new AuditLog(store).page({}, undefined, 1000);
     expect(entries).toHaveLength(audited.length);

@@ -10,6 +10,7 @@ import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
+import type { OptInScope } from "../optin/opt-in-store.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
 import type { SegmentRecord } from "../segments/records.js";
 import type { StageRecord } from "../stages/records.js";
@@ -76,6 +77,10 @@ export interface ChangeBodies {
   /** A filter change inlines the segment again into every feature targeting that uses it (new versions). */
   "segment.update": { appId: string; segmentId: string; fields: SegmentChanges };
   "segment.delete": { appId: string; segmentId: string };
+  /** An end user's opt-in choice (`POST /flags/opt-in`): not a management write, but it moves flagStateVersion, so
+   * in cluster mode it travels through the configuration log like one. Not audited. `entityId`: the user's or
+   * company's id (`id` is the change's own). */
+  "opt-in.set": { environmentId: string; appId: string; featureKey: string; scope: OptInScope; entityId: string; optedIn: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { memberId: string; name?: string; role?: Role; password?: PasswordHash };
   "member.remove": { memberId: string };
@@ -118,6 +123,7 @@ export interface ChangeResults {
   "segment.create": { segment: SegmentRecord };
   "segment.update": { segment: SegmentRecord; retargeted: RetargetedFeature[] };
   "segment.delete": { segment: SegmentRecord };
+  "opt-in.set": { flagStateVersion: number; changed: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
   "member.remove": { member: MemberRecord };
@@ -162,6 +168,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "segment.create",
   "segment.update",
   "segment.delete",
+  "opt-in.set",
   "member.create",
   "member.update",
   "member.remove",

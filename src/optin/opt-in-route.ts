@@ -8,7 +8,8 @@ import { ServiceError } from "../errors/catalogue.js";
 import { parseOrThrow } from "../schemas/issues.js";
 import type { Services } from "../services.js";
 import { OptInBody } from "./opt-in-body.js";
-import { writeOptIn } from "./opt-in-store.js";
+import { ANONYMOUS_ACTOR } from "../accounts/principal.js";
+import { newEnvelope } from "../management/envelope.js";
 
 async function setOptIn(context: RouteContext<Services>): Promise<ApiResponse> {
   const { appId, environmentId } = environmentOf(context.principal);
@@ -18,11 +19,20 @@ async function setOptIn(context: RouteContext<Services>): Promise<ApiResponse> {
   if (id === undefined || id === null) {
     throw new ServiceError("INVALID_BODY", undefined, [{ path: `context.${body.scope}.id`, message: `is required for scope "${body.scope}"` }]);
   }
-  const result = await writeOptIn(services.store, { environmentId, appId, featureKey: body.key, scope: body.scope, id, optedIn: body.optedIn });
-  if (result.kind === "no-environment") throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
-  if (result.kind === "no-opt-in-feature") throw new ServiceError("NOT_FOUND", `No feature ${body.key} that allows opt-in.`);
-  if (result.changed) services.flagStates.announce(environmentId, result.flagStateVersion);
-  return ok({ flagStateVersion: result.flagStateVersion });
+  // Through the management log (applied here standalone, replicated in cluster mode); its observers announce the
+  // new flagStateVersion to live streams on every node.
+  const outcome = await services.management.submit({
+    ...newEnvelope(ANONYMOUS_ACTOR, null),
+    type: "opt-in.set",
+    environmentId,
+    appId,
+    featureKey: body.key,
+    scope: body.scope,
+    entityId: String(id),
+    optedIn: body.optedIn,
+  });
+  if (!outcome.ok) throw ServiceError.fromData(outcome.error);
+  return ok({ flagStateVersion: outcome.value.flagStateVersion });
 }
 
 /** `POST /flags/opt-in` (API.md §5): publishable or secret key. */

@@ -5,7 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { listOptedInFeatures, readOptIn, writeOptIn, type OptInChoice } from "./opt-in-store.js";
+import type { KvStore } from "../storage/kv.js";
+import { applyOptIn, listOptedInFeatures, readOptIn, type OptInChoice } from "./opt-in-store.js";
+
+/** One choice in its own transaction, as the `opt-in.set` change applies it. */
+const writeOptIn = (store: KvStore, choice: OptInChoice) => store.write(() => applyOptIn(store, choice, new Date().toISOString()));
 
 describe("opt-in store", () => {
   let dir: string;

@@ -61,24 +61,23 @@ export function listOptedInFeatures(store: KvStore, environmentId: string, scope
 }
 
 /**
- * Stores (or removes) one choice and bumps the environment's flagStateVersion, in one transaction, so that a client
+ * Inside a write: stores (or removes) one choice and bumps the environment's flagStateVersion, so that a client
  * waiting for the returned version sees the choice. A choice that changes nothing bumps nothing. The feature is
- * checked inside the transaction: archiving it or turning opt-in off cannot race the write.
+ * checked inside the transaction: archiving it or turning opt-in off cannot race the write. Applied as the
+ * `opt-in.set` change (src/management), so cluster nodes apply it in log order and agree on versions.
  */
-export async function writeOptIn(store: KvStore, choice: OptInChoice, now = new Date()): Promise<OptInWriteResult> {
+export function applyOptIn(store: KvStore, choice: OptInChoice, at: string): OptInWriteResult {
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
   const table = store.table<OptInRecord>("optIns");
-  return store.write((): OptInWriteResult => {
-    const environment = tenancy.getEnvironment(choice.environmentId);
-    if (!environment) return { kind: "no-environment" };
-    if (!features.getFeature(choice.appId, choice.featureKey)?.optInEnabled) return { kind: "no-opt-in-feature" };
-    const entryKey = optInKey(choice.environmentId, choice.scope, choice.id, choice.featureKey);
-    const wasOptedIn = table.get(entryKey) !== undefined;
-    if (wasOptedIn === choice.optedIn) return { kind: "stored", flagStateVersion: environment.flagStateVersion, changed: false };
-    if (choice.optedIn) table.put(entryKey, { at: now.toISOString() });
-    else table.remove(entryKey);
-    const flagStateVersion = tenancy.bumpFlagStateVersions([choice.environmentId]).get(choice.environmentId)!;
-    return { kind: "stored", flagStateVersion, changed: true };
-  });
+  const environment = tenancy.getEnvironment(choice.environmentId);
+  if (!environment) return { kind: "no-environment" };
+  if (!features.getFeature(choice.appId, choice.featureKey)?.optInEnabled) return { kind: "no-opt-in-feature" };
+  const entryKey = optInKey(choice.environmentId, choice.scope, choice.id, choice.featureKey);
+  const wasOptedIn = table.get(entryKey) !== undefined;
+  if (wasOptedIn === choice.optedIn) return { kind: "stored", flagStateVersion: environment.flagStateVersion, changed: false };
+  if (choice.optedIn) table.put(entryKey, { at });
+  else table.remove(entryKey);
+  const flagStateVersion = tenancy.bumpFlagStateVersions([choice.environmentId]).get(choice.environmentId)!;
+  return { kind: "stored", flagStateVersion, changed: true };
 }

@@ -5,6 +5,7 @@ import { waitForFlagState, waitForVersionParam } from "../features/wait-for-vers
 import type { Services } from "../services.js";
 import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import { preferredEncoding } from "./answer-encoding.js";
+import { evaluateEnabledReplicated } from "./replicated-tracking.js";
 
 function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
@@ -46,6 +47,7 @@ function evaluateNow(services: Services, environmentId: string, query: string, a
   };
   const { executor } = services;
   if (!onlyEnabled && executor.evaluateNow !== undefined) return remember(executor.evaluateNow(job));
+  if (onlyEnabled && services.cluster !== undefined) return evaluateEnabledReplicated(services.cluster, services.cluster.jobContext, job);
   return executor.run(job).then(remember);
 }
 

@@ -1,11 +1,17 @@
 import { ok } from "../api/responses.js";
 import type { ApiResponse } from "../api/types.js";
 import type { ClusterNode } from "../cluster/cluster-node.js";
+import { evaluateJob } from "../jobs/evaluate-job.js";
+import type { JobContext } from "../jobs/job-context.js";
 import { parseTrackJob, tracked } from "../jobs/track-job.js";
+import type { EvaluateJob, JobResult } from "../workers/protocol.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { newFeedbackId } from "../tenancy/identifiers.js";
 import { resolveFeedbackReferences } from "../tracking/feedback.js";
+
+/** How long a feedback update waits for this node's own earlier tracking writes to be applied here. */
+const OWN_WRITES_WAIT_MS = 5_000;
 
 /**
  * A tracking call in cluster mode: validated here as a whole (a 4xx names the field, as standalone), then published
@@ -25,6 +31,11 @@ export async function trackReplicated(
   const items = [...parseTrackJob({ kind: "track", environmentId, call, body, contentType, receivedAt })];
   let feedbackIds: (string | null)[] = items.map(() => null);
   if (items.some((item) => item.type === "feedback")) {
+    // An update names a feedback that may have been created through this node a moment ago: read-your-writes,
+    // so wait (briefly) until this node applied what it published itself.
+    if (items.some((item) => item.type === "feedback" && item.feedbackId !== undefined)) {
+      await cluster.applier.appliedUpTo(cluster.publisher.lastPublished, OWN_WRITES_WAIT_MS);
+    }
     // Refused here with the standalone answer (400 UNKNOWN_FEATURE, 404 for an unknown feedback id) against this
     // node's copy of the data.
     resolveFeedbackReferences(store, environmentId, items);
@@ -37,4 +48,17 @@ export async function trackReplicated(
   }
   const answer = tracked();
   return { status: answer.status, headers: answer.headers, body: answer.body };
+}
+
+/**
+ * `/features/enabled` in cluster mode: evaluated here, on the main thread, and its `evaluate` feature events
+ * published to the tracking log like any tracking call (every node stores them, so event logs and their cursors
+ * stay the same everywhere); answered once JetStream acknowledged them.
+ */
+export async function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
+  const { answer, featureEvents } = evaluateJob(jobContext, job);
+  if (featureEvents !== undefined && featureEvents.results.length > 0) {
+    await cluster.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents });
+  }
+  return answer;
 }

@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { TrackingItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { TrackingWriter } from "./apply.js";
+import { TrackingWriter, type Evaluations } from "./apply.js";
 import { resolveFeedbackReferences } from "./feedback.js";
 
 /**
@@ -15,6 +15,8 @@ export interface ReplicatedRequest {
   items: TrackingItem[];
   /** Per item: the id a new feedback gets (null for other items and for feedback updates). */
   feedbackIds: (string | null)[];
+  /** The `evaluate` events of one `/features/enabled` request. */
+  evaluations?: Evaluations;
 }
 
 /**
@@ -45,6 +47,7 @@ export function writeReplicatedRequests(store: KvStore, requests: readonly Repli
       else writer.write(item);
       if (item.type === "user" || item.type === "company") attributesChanged.add(request.environmentId);
     });
+    if (request.evaluations !== undefined && request.evaluations.results.length > 0) writer.evaluations(request.evaluations);
   }
   for (const writer of writers.values()) writer.finish();
   return attributesChanged;

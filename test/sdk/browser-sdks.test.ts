@@ -9,9 +9,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { FeatureDefinition } from "../../src/evaluation/index.js";
 import { evaluateWithReference } from "../parity/reference.js";
 import { request } from "../support/http.js";
-import { startServer, type TestServer } from "../support/server.js";
+import type { TestServer } from "../support/server.js";
+import { startServerUnderTest, type ServerUnderTest } from "../support/server-under-test.js";
 import { fetchEventSourceFactory } from "./fetch-event-source.js";
-import { adminCall, createFixtureApp, eventually, listAll, quietLogger, randomContexts, type AppFixture, type SdkContext } from "./fixtures.js";
+import { adminCall, createFixtureApp, eventually, FEATURES, listAll, quietLogger, randomContexts, type AppFixture, type SdkContext } from "./fixtures.js";
 
 interface Outcome {
   isEnabled: boolean;
@@ -59,13 +60,19 @@ const CONTEXTS_PER_SDK = 12;
 
 describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switchyard", () => {
   let server: TestServer;
+  /** Where rules are written: the same service alone, another node in cluster mode (SWITCHYARD_TEST_CLUSTER=1). */
+  let writer: TestServer;
+  let underTest: ServerUnderTest;
   let fixture: AppFixture;
   const stops: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    server = await startServer();
-    fixture = await createFixtureApp(server.url, server.adminToken, "Browser SDKs");
-  });
+    underTest = await startServerUnderTest();
+    ({ server, writer } = underTest);
+    fixture = await createFixtureApp(writer.url, writer.adminToken, "Browser SDKs");
+    // In cluster mode the SDKs' node applies the rules from the log: wait until it serves all of them.
+    await eventually(async () => (await request(server.url, "GET", "/features", { token: fixture.secretKey })).body.features?.length === FEATURES.length, 20_000);
+  }, 60_000);
   beforeEach(() => {
     (globalThis as { localStorage?: MemoryStorage }).localStorage = new MemoryStorage();
   });
@@ -74,7 +81,7 @@ describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switch
     delete (globalThis as { localStorage?: MemoryStorage }).localStorage;
   });
   afterAll(async () => {
-    await server?.stop();
+    await underTest?.stop();
   });
 
   /** The reference evaluator's answer for `context` on the rules the server serves now. */
@@ -174,13 +181,18 @@ describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switch
       expect(company.attributes).toMatchObject({ plan: "business" });
       expect(company.userIds).toContain(context.user.id);
 
-      const events = await listAll(server.url, server.adminToken, fixture.environmentId, "events", "events");
+      // Tracked data is stored when the node applies the tracking log (at once alone, milliseconds later in a cluster).
+      const events = await eventually(async () => {
+        const all = await listAll(server.url, server.adminToken, fixture.environmentId, "events", "events");
+        return all.some((event) => event.userId === context.user.id) && all;
+      });
       expect(events.filter((event) => event.userId === context.user.id)).toEqual([
         expect.objectContaining({ event: "button-clicked", companyId: context.company!.id, attributes: { button: "buy" } }),
       ]);
-      const feedback = (await listAll(server.url, server.adminToken, fixture.environmentId, "feedback", "feedback")).filter(
-        (entry) => entry.userId === context.user.id,
-      );
+      const feedback = await eventually(async () => {
+        const mine = (await listAll(server.url, server.adminToken, fixture.environmentId, "feedback", "feedback")).filter((entry) => entry.userId === context.user.id);
+        return mine.some((entry) => entry.comment === "Works well") && mine;
+      });
       // One feedback carrying both the score and the later comment.
       expect(feedback).toEqual([
         expect.objectContaining({ feedbackId, key: "enterprise-plan", score: 4, comment: "Works well", question: "How do you like it?", companyId: context.company!.id, source: "sdk" }),
@@ -205,7 +217,7 @@ describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switch
     let updates = 0;
     client.on("flagsUpdated", () => updates++);
     const changedAt = Date.now();
-    await adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/beta-web/targeting`, {
+    await adminCall(writer.url, writer.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/beta-web/targeting`, {
       rules: [{ filter: { type: "context", field: "user.role", operator: "IS", values: ["guest"] } }],
     });
     await eventually(() => client.getFlags()["beta-web"]?.isEnabled, 3_000, 20);
@@ -213,7 +225,7 @@ describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switch
     expect(updates).toBeGreaterThan(0);
     expect(stream.received.join("")).toContain('"name":"flags-updated"');
 
-    await adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/beta-web/targeting`, {
+    await adminCall(writer.url, writer.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/beta-web/targeting`, {
       rules: [{ filter: { type: "group", operator: "and", filters: [{ type: "context", field: "user.beta", operator: "IS_TRUE" }, { type: "context", field: "other.platform", operator: "ANY_OF", values: ["web", "ios"] }] } }],
     });
     await eventually(() => client.getFlags()["beta-web"]?.isEnabled === false, 3_000, 20);
@@ -221,9 +233,12 @@ describe("@bucketco/browser-sdk and @reflag/browser-sdk (in Node) against Switch
   });
 
   it("Reflag setOptIn: the choice is stored, the version bumped, and the flag then reports it", async () => {
-    await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/untargeted`, { optInEnabled: true });
+    await adminCall(writer.url, writer.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/untargeted`, { optInEnabled: true });
     const context: SdkContext = { user: { id: "opt-in-user" }, company: { id: "opt-in-co" } };
-    const probe = await request(server.url, "GET", `/features/evaluated?publishableKey=${fixture.publishableKey}&context.user.id=opt-in-user&key=untargeted`);
+    const probe = await eventually(async () => {
+      const reply = await request(server.url, "GET", `/features/evaluated?publishableKey=${fixture.publishableKey}&context.user.id=opt-in-user&key=untargeted`);
+      return reply.body.features?.untargeted?.optInEnabled === true && reply;
+    });
     expect(probe.body.features.untargeted).toMatchObject({ optInEnabled: true, optIn: { userOptedIn: false, isOptedIn: false, name: "untargeted" } });
     const client = await reflagClient(context);
     expect(client.getOptInFlags().map((flag) => flag.key)).toContain("untargeted");

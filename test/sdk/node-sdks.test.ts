@@ -7,7 +7,8 @@ import { BucketClient } from "@bucketco/node-sdk";
 import { ReflagClient } from "@reflag/node-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { request } from "../support/http.js";
-import { startServer, type TestServer } from "../support/server.js";
+import type { TestServer } from "../support/server.js";
+import { startServerUnderTest, type ServerUnderTest } from "../support/server-under-test.js";
 import { adminCall, createFixtureApp, FEATURES, eventually, listAll, quietLogger, randomContexts, type AppFixture, type SdkContext } from "./fixtures.js";
 
 /** The part of an evaluated feature both evaluations must agree on. */
@@ -35,19 +36,25 @@ const PARITY_CONTEXTS = 200;
 
 describe("@bucketco/node-sdk and @reflag/node-sdk against Switchyard", () => {
   let server: TestServer;
+  /** Where rules are written: the same service alone, another node in cluster mode (SWITCHYARD_TEST_CLUSTER=1). */
+  let writer: TestServer;
+  let underTest: ServerUnderTest;
   let fixture: AppFixture;
   const clients: { flush(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    server = await startServer();
-    fixture = await createFixtureApp(server.url, server.adminToken);
-  });
+    underTest = await startServerUnderTest();
+    ({ server, writer } = underTest);
+    fixture = await createFixtureApp(writer.url, writer.adminToken);
+    // In cluster mode the SDKs' node applies the rules from the log: wait until it serves all of them.
+    await eventually(async () => (await request(server.url, "GET", "/features", { token: fixture.secretKey })).body.features?.length === FEATURES.length, 20_000);
+  }, 60_000);
   afterEach(() => {
     vi.restoreAllMocks();
   });
   afterAll(async () => {
     for (const client of clients) (client as { destroy?: () => void }).destroy?.();
-    await server?.stop();
+    await underTest?.stop();
   });
 
   function bucketClient(logger = quietLogger()): BucketClient {
@@ -147,17 +154,24 @@ describe("@bucketco/node-sdk and @reflag/node-sdk against Switchyard", () => {
       const user = await eventually(async () => (await request(server.url, "GET", `${base}/users/${userId}`, { token: server.adminToken })).body.user);
       expect(user.attributes).toMatchObject({ email: "ann@acme.test", name: "Ann", role: "admin" });
       expect(user.companyIds).toContain(companyId);
-      const company = (await adminCall(server.url, server.adminToken, "GET", `${base}/companies/${companyId}`)).company;
+      // Tracked data is stored when the node applies the tracking log (at once alone, milliseconds later in a cluster).
+      const company = await eventually(async () => (await request(server.url, "GET", `${base}/companies/${companyId}`, { token: server.adminToken })).body.company);
       expect(company.attributes).toMatchObject({ employees: 42, plan: "enterprise", tier: 3 });
       expect(company.userIds).toContain(userId);
 
-      const events = await listAll(server.url, server.adminToken, fixture.environmentId, "events", "events");
+      const events = await eventually(async () => {
+        const all = await listAll(server.url, server.adminToken, fixture.environmentId, "events", "events");
+        return all.some((event) => event.userId === userId) && all;
+      });
       expect(events.filter((event) => event.userId === userId)).toEqual([
         expect.objectContaining({ event: "report-exported", userId, companyId, attributes: { format: "csv" } }),
       ]);
-      const featureEvents = (await listAll(server.url, server.adminToken, fixture.environmentId, "feature-events", "featureEvents")).filter(
-        (event) => JSON.stringify(event.evalContext).includes(userId),
-      );
+      const featureEvents = await eventually(async () => {
+        const mine = (await listAll(server.url, server.adminToken, fixture.environmentId, "feature-events", "featureEvents")).filter((event) =>
+          JSON.stringify(event.evalContext).includes(userId),
+        );
+        return mine.some((event) => event.action === "check") && mine;
+      });
       expect(featureEvents).toContainEqual(expect.objectContaining({ action: "check", key: "enterprise-plan", evalResult: true, targetingVersion: 1 }));
       if (sdk === "bucket") {
         // The Bucket SDK also reports every local evaluation (the Reflag one 1.7 reports checks only).
@@ -179,7 +193,7 @@ describe("@bucketco/node-sdk and @reflag/node-sdk against Switchyard", () => {
     expect(client.getFlags({ ...context, enableTracking: false })["enterprise-plan"]!.isEnabled).toBe(false);
 
     const changedAt = Date.now();
-    await adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/enterprise-plan/targeting`, {
+    await adminCall(writer.url, writer.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/enterprise-plan/targeting`, {
       rules: [{ filter: { type: "context", field: "company.plan", operator: "ANY_OF", values: ["enterprise", "business", "free"] } }],
     });
     // Polling would take 60 s; only the push channel can deliver this in time.
@@ -187,7 +201,7 @@ describe("@bucketco/node-sdk and @reflag/node-sdk against Switchyard", () => {
     expect(Date.now() - changedAt).toBeLessThan(3_000);
 
     // Put it back for the other tests, and see that change arrive too.
-    await adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/enterprise-plan/targeting`, {
+    await adminCall(writer.url, writer.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/enterprise-plan/targeting`, {
       rules: [{ filter: { type: "context", field: "company.plan", operator: "ANY_OF", values: ["enterprise", "business"] } }],
     });
     await eventually(() => !client.getFlags({ ...context, enableTracking: false })["enterprise-plan"]!.isEnabled, 3_000, 20);

@@ -35,6 +35,7 @@ export function startClusterNode(options: ClusterNodeOptions): Promise<TestServe
       SWITCHYARD_CLUSTER_PREFIX: options.prefix,
       SWITCHYARD_CLUSTER_REPLICAS: "3",
       SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS: "3000",
+      ...(options.nats.auth ? { SWITCHYARD_CLUSTER_USER: options.nats.auth.user, SWITCHYARD_CLUSTER_PASSWORD: options.nats.auth.password } : {}),
       ...options.env,
     },
   });

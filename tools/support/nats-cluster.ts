@@ -22,9 +22,16 @@ export interface NatsServerHandle {
 
 export interface NatsCluster {
   servers: NatsServerHandle[];
+  /** Client credentials every server requires, when started with some. */
+  auth: NatsAuth | undefined;
   /** Every server's client URL, comma-separated: what SWITCHYARD_CLUSTER_URL takes. */
   urls: string;
   stop(): Promise<void>;
+}
+
+export interface NatsAuth {
+  user: string;
+  password: string;
 }
 
 /** Where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
@@ -75,18 +82,20 @@ function waitForLog(child: ChildProcess, name: string, pattern: RegExp, timeoutM
 }
 
 /** Starts `size` servers forming one JetStream cluster; resolves once every one is ready. */
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+export async function startNatsCluster(size = 3, auth?: NatsAuth): Promise<NatsCluster> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(size);
+      return await startOnce(size, auth);
     } catch (error) {
       // A port taken by another process between our check and nats-server's bind: try other ports.
-      if (attempt === 3 || !String(error).includes("address already in use")) throw error;
+      // A cluster that never elected a metadata leader (a port of ours answered by someone else's server): again.
+      const retryable = String(error).includes("address already in use") || String(error).includes("metadata leader");
+      if (attempt === 3 || !retryable) throw error;
     }
   }
 }
 
-async function startOnce(size: number): Promise<NatsCluster> {
+async function startOnce(size: number, auth: NatsAuth | undefined): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), "switchyard-nats-"));
   const ports = await freePorts(size * 2);
   const clientPorts = ports.slice(0, size);
@@ -104,6 +113,8 @@ async function startOnce(size: number): Promise<NatsCluster> {
         `listen: "127.0.0.1:${clientPort}"`,
         `jetstream { store_dir: "${store}", max_memory_store: 64MB, max_file_store: 1GB }`,
         `cluster { name: switchyard-test, listen: "127.0.0.1:${routePorts[index]}", routes: [${routes.join(", ")}] }`,
+        // Clients only: the routes between the servers need no credentials here.
+        ...(auth ? [`authorization { user: "${auth.user}", password: "${auth.password}" }`] : []),
         "",
       ].join("\n"),
     );
@@ -117,7 +128,7 @@ async function startOnce(size: number): Promise<NatsCluster> {
         child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
         child.stderr!.resume();
         // JetStream answers only once the cluster elected a metadata leader (every server logs who it is).
-        await waitForLog(child, name, /metadata leader/, 20_000);
+        await waitForLog(child, name, /metadata leader/, 45_000);
       },
       async kill() {
         const running = child;
@@ -137,6 +148,7 @@ async function startOnce(size: number): Promise<NatsCluster> {
   }
   return {
     servers,
+    auth,
     urls: servers.map((server) => server.url).join(","),
     async stop() {
       await Promise.all(servers.map((server) => server.kill()));
