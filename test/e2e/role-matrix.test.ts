@@ -212,7 +212,6 @@ const CELLS: Cell[] = [
   { method: "GET", path: "/admin/audit", expected: READ },
   { method: "GET", path: "/admin/cluster", expected: READ },
   { method: "GET", path: "/admin/admin-token", expected: READ },
-  { method: "GET", path: "/admin/cluster", expected: READ },
   { method: "POST", path: "/admin/admin-token/rotate", expected: MEMBERS },
   { method: "DELETE", path: "/admin/admin-token", expected: MEMBERS },
 ];
