@@ -21,8 +21,9 @@ describe("cluster mode on NATS JetStream", () => {
   const admin = (node: TestServer, method: string, path: string, body?: unknown) => request(node.url, method, path, { token: node.adminToken, ...(body !== undefined ? { body } : {}) });
 
   beforeAll(async () => {
-    // The servers require a user and password: every node connects with SWITCHYARD_CLUSTER_USER/_PASSWORD.
-    nats = await startNatsCluster(3, { user: "switchyard", password: "s3cret-for-tests" });
+    // The servers speak TLS (a throwaway CA) and require a user and password: every node connects with
+    // SWITCHYARD_CLUSTER_TLS_CA and SWITCHYARD_CLUSTER_USER/_PASSWORD.
+    nats = await startNatsCluster({ auth: { user: "switchyard", password: "s3cret-for-tests" }, tls: true });
     nodes = await Promise.all(["a", "b", "c"].map((nodeId) => startClusterNode({ nats, prefix, nodeId })));
     keys = await createApp(nodes[0]!.url, nodes[0]!.adminToken);
   }, 150_000);
