@@ -326,6 +326,20 @@ describe("cluster mode on NATS JetStream", () => {
     expect(compared).toBeGreaterThanOrEqual((samples.length / 2) * 5 * 3);
   }, 90_000);
 
+  it("refuses a tracking request larger than NATS's max_payload with a 413 naming the setting, and stores nothing of it", async () => {
+    const [a, b] = nodes as [TestServer, TestServer, TestServer];
+    // Under the 2 MiB bulk limit, over the test servers' default 1 MiB max_payload once encoded.
+    const items = Array.from({ length: 9_000 }, (_, index) => ({ type: "event", event: `big-${index}`, userId: "big", attributes: { padding: "x".repeat(120) } }));
+    const reply = await request(a.url, "POST", "/bulk", { token: keys.development.publishableKey, body: items });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(reply.body.error.message).toContain("max_payload");
+    const small = await request(a.url, "POST", "/event", { token: keys.development.publishableKey, body: { event: "after-big", userId: "big" } });
+    expect(small.status).toBe(200);
+    const events = await eventually(() => allEvents(b, keys.development.id), (list) => list.some((event) => event.event === "after-big"));
+    expect(events.some((event) => event.event.startsWith("big-"))).toBe(false);
+  });
+
   it("keeps a node with wrong NATS credentials out of the cluster, unhealthy, and never logs the password", async () => {
     const intruder = await startClusterNode({ nats, prefix, nodeId: "intruder", env: { SWITCHYARD_CLUSTER_PASSWORD: "wrong-password" } });
     try {
