@@ -85,7 +85,17 @@ export class ClusterNode {
         trackingLatency.observe(seconds);
       },
     });
-    const applier = new TrackingApplier({ store, connection, jsm, names, nodeId: config.nodeId, positions, log, onApplied: onTrackingApplied });
+    const applier = new TrackingApplier({
+      store,
+      connection,
+      jsm,
+      names,
+      nodeId: config.nodeId,
+      positions,
+      log,
+      onApplied: onTrackingApplied,
+      configAppliedUpTo: (sequence) => management.appliedUpTo(sequence),
+    });
     node = new ClusterNode(config, connection, names, management, publisher, applier, log, store);
     const started = node;
     metrics.labelledGauge("switchyard_cluster_lag_messages", "Messages in each replicated stream not yet applied on this node.", ["log"], () => {
@@ -206,7 +216,10 @@ export class ClusterNode {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.all([this.management.stop(), this.applier.stop()]);
+    // The tracking applier first stops taking batches; the configuration log then releases any wait on it.
+    const tracking = this.applier.stop();
+    await this.management.stop();
+    await tracking;
     await this.connection.close();
   }
 }

@@ -208,6 +208,8 @@ export class ClusterConfigLog implements ManagementLog {
     this.stopped = true;
     this.messages?.stop();
     await this.idle;
+    // Whoever waits for a position (the tracking applier) is let go; it checks that it is stopping.
+    for (const waiter of this.appliedWaiters.splice(0)) waiter.resolve();
   }
 
   /** Resolves when the message being applied (if any) is committed. */

@@ -155,6 +155,8 @@ export class TrackingApplier {
       positions: StreamPositions;
       log: Logger;
       onApplied(environments: Set<string>): void;
+      /** Resolves once this node's configuration log reached `sequence`. */
+      configAppliedUpTo(sequence: number): Promise<void>;
     },
   ) {}
 
@@ -258,6 +260,12 @@ export class TrackingApplier {
   private async apply(batch: JsMsg[]): Promise<void> {
     const { store, positions, log } = this.parts;
     const decoded = batch.map((message) => ({ sequence: message.seq, requests: packr.unpack(message.data) as ReplicatedRequest[] }));
+    // What these requests were validated against must be here first (see ReplicatedRequest.configSequence).
+    let configSequence = 0;
+    for (const entry of decoded) for (const request of entry.requests) configSequence = Math.max(configSequence, request.configSequence ?? 0);
+    await this.parts.configAppliedUpTo(configSequence);
+    // Stopping released that wait early: apply nothing then (the batch is delivered again at the next start).
+    if (this.stopped) return;
     const onDropped = (error: ServiceError) => log.info("replicated feedback dropped: its feature is gone", { code: error.code });
     let changed: Set<string>;
     try {

@@ -41,7 +41,7 @@ export async function trackReplicated(
     resolveFeedbackReferences(store, environmentId, items);
     feedbackIds = items.map((item) => (item.type === "feedback" && item.feedbackId === undefined ? newFeedbackId() : null));
   }
-  await cluster.publisher.submit({ environmentId, receivedAt, items, feedbackIds });
+  await cluster.publisher.submit({ environmentId, receivedAt, items, feedbackIds, configSequence: cluster.management.applied });
   if (call === "feedback") {
     const item = items[0]!;
     return ok({ feedbackId: item.type === "feedback" && item.feedbackId !== undefined ? item.feedbackId : feedbackIds[0] });
@@ -58,7 +58,7 @@ export async function trackReplicated(
 export async function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
   const { answer, featureEvents } = evaluateJob(jobContext, job);
   if (featureEvents !== undefined && featureEvents.results.length > 0) {
-    await cluster.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents });
+    await cluster.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: cluster.management.applied });
   }
   return answer;
 }

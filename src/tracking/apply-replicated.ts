@@ -17,6 +17,12 @@ export interface ReplicatedRequest {
   feedbackIds: (string | null)[];
   /** The `evaluate` events of one `/features/enabled` request. */
   evaluations?: Evaluations;
+  /**
+   * The configuration log position the receiving node had applied when it validated the request: a node applies
+   * the request only once its own configuration reached it, so the environment, the features and keys the request
+   * was checked against exist there too (the two logs are consumed independently).
+   */
+  configSequence: number;
 }
 
 /**

@@ -21,8 +21,9 @@ describe("cluster mode on NATS JetStream", () => {
   const admin = (node: TestServer, method: string, path: string, body?: unknown) => request(node.url, method, path, { token: node.adminToken, ...(body !== undefined ? { body } : {}) });
 
   beforeAll(async () => {
-    // The servers require a user and password: every node connects with SWITCHYARD_CLUSTER_USER/_PASSWORD.
-    nats = await startNatsCluster(3, { user: "switchyard", password: "s3cret-for-tests" });
+    // The servers speak TLS (a throwaway CA) and require a user and password: every node connects with
+    // SWITCHYARD_CLUSTER_TLS_CA and SWITCHYARD_CLUSTER_USER/_PASSWORD.
+    nats = await startNatsCluster({ auth: { user: "switchyard", password: "s3cret-for-tests" }, tls: true });
     nodes = await Promise.all(["a", "b", "c"].map((nodeId) => startClusterNode({ nats, prefix, nodeId })));
     keys = await createApp(nodes[0]!.url, nodes[0]!.adminToken);
   }, 150_000);
@@ -324,6 +325,20 @@ describe("cluster mode on NATS JetStream", () => {
     console.log(`FIGURES cluster-parity ${JSON.stringify({ compared })}`);
     expect(compared).toBeGreaterThanOrEqual((samples.length / 2) * 5 * 3);
   }, 90_000);
+
+  it("refuses a tracking request larger than NATS's max_payload with a 413 naming the setting, and stores nothing of it", async () => {
+    const [a, b] = nodes as [TestServer, TestServer, TestServer];
+    // Under the 2 MiB bulk limit, over the test servers' default 1 MiB max_payload once encoded.
+    const items = Array.from({ length: 9_000 }, (_, index) => ({ type: "event", event: `big-${index}`, userId: "big", attributes: { padding: "x".repeat(120) } }));
+    const reply = await request(a.url, "POST", "/bulk", { token: keys.development.publishableKey, body: items });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(reply.body.error.message).toContain("max_payload");
+    const small = await request(a.url, "POST", "/event", { token: keys.development.publishableKey, body: { event: "after-big", userId: "big" } });
+    expect(small.status).toBe(200);
+    const events = await eventually(() => allEvents(b, keys.development.id), (list) => list.some((event) => event.event === "after-big"));
+    expect(events.some((event) => event.event.startsWith("big-"))).toBe(false);
+  });
 
   it("keeps a node with wrong NATS credentials out of the cluster, unhealthy, and never logs the password", async () => {
     const intruder = await startClusterNode({ nats, prefix, nodeId: "intruder", env: { SWITCHYARD_CLUSTER_PASSWORD: "wrong-password" } });

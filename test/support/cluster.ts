@@ -36,6 +36,7 @@ export function startClusterNode(options: ClusterNodeOptions): Promise<TestServe
       SWITCHYARD_CLUSTER_REPLICAS: "3",
       SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS: "3000",
       ...(options.nats.auth ? { SWITCHYARD_CLUSTER_USER: options.nats.auth.user, SWITCHYARD_CLUSTER_PASSWORD: options.nats.auth.password } : {}),
+      ...(options.nats.caFile ? { SWITCHYARD_CLUSTER_TLS_CA: options.nats.caFile } : {}),
       ...options.env,
     },
   });

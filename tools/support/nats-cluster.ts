@@ -3,7 +3,7 @@
  * `nats-server` (installed by .ci/run), ephemeral ports, store directories in a temp dir. Servers can be killed and
  * started again on the same ports and store, as an operator's restart would.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -22,6 +22,8 @@ export interface NatsServerHandle {
 
 export interface NatsCluster {
   servers: NatsServerHandle[];
+  /** The CA clients must trust, when the servers speak TLS. */
+  caFile: string | undefined;
   /** Client credentials every server requires, when started with some. */
   auth: NatsAuth | undefined;
   /** Every server's client URL, comma-separated: what SWITCHYARD_CLUSTER_URL takes. */
@@ -32,6 +34,26 @@ export interface NatsCluster {
 export interface NatsAuth {
   user: string;
   password: string;
+}
+
+export interface NatsClusterOptions {
+  size?: number;
+  auth?: NatsAuth;
+  /** Serve clients over TLS with a throwaway CA (openssl); clients then trust `caFile`. */
+  tls?: boolean;
+}
+
+/** A throwaway CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
+function makeCertificates(dir: string): { caFile: string; certFile: string; keyFile: string } {
+  const run = (args: string[]) => {
+    const result = spawnSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=switchyard-test-ca", "-keyout", "ca.key", "-out", "ca.pem"]);
+  run(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"]);
+  writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-extfile", "san.ext", "-out", "server.pem"]);
+  return { caFile: join(dir, "ca.pem"), certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key") };
 }
 
 /** Where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
@@ -82,10 +104,10 @@ function waitForLog(child: ChildProcess, name: string, pattern: RegExp, timeoutM
 }
 
 /** Starts `size` servers forming one JetStream cluster; resolves once every one is ready. */
-export async function startNatsCluster(size = 3, auth?: NatsAuth): Promise<NatsCluster> {
+export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<NatsCluster> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(size, auth);
+      return await startOnce(options.size ?? 3, options.auth, options.tls === true);
     } catch (error) {
       // A port taken by another process between our check and nats-server's bind: try other ports.
       // A cluster that never elected a metadata leader (a port of ours answered by someone else's server): again.
@@ -95,8 +117,9 @@ export async function startNatsCluster(size = 3, auth?: NatsAuth): Promise<NatsC
   }
 }
 
-async function startOnce(size: number, auth: NatsAuth | undefined): Promise<NatsCluster> {
+async function startOnce(size: number, auth: NatsAuth | undefined, tls: boolean): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), "switchyard-nats-"));
+  const certificates = tls ? makeCertificates(root) : undefined;
   const ports = await freePorts(size * 2);
   const clientPorts = ports.slice(0, size);
   const routePorts = ports.slice(size);
@@ -115,6 +138,7 @@ async function startOnce(size: number, auth: NatsAuth | undefined): Promise<Nats
         `cluster { name: switchyard-test, listen: "127.0.0.1:${routePorts[index]}", routes: [${routes.join(", ")}] }`,
         // Clients only: the routes between the servers need no credentials here.
         ...(auth ? [`authorization { user: "${auth.user}", password: "${auth.password}" }`] : []),
+        ...(certificates ? [`tls { cert_file: "${certificates.certFile}", key_file: "${certificates.keyFile}" }`] : []),
         "",
       ].join("\n"),
     );
@@ -122,7 +146,7 @@ async function startOnce(size: number, auth: NatsAuth | undefined): Promise<Nats
     return {
       name,
       clientPort,
-      url: `nats://127.0.0.1:${clientPort}`,
+      url: `${tls ? "tls" : "nats"}://127.0.0.1:${clientPort}`,
       running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
       async start() {
         child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
@@ -149,6 +173,7 @@ async function startOnce(size: number, auth: NatsAuth | undefined): Promise<Nats
   return {
     servers,
     auth,
+    caFile: certificates?.caFile,
     urls: servers.map((server) => server.url).join(","),
     async stop() {
       await Promise.all(servers.map((server) => server.kill()));
