@@ -66,4 +66,27 @@ describe("EvaluationCache", () => {
     evaluations.put("env", "q", 2, 0, answer("renewed"));
     expect(evaluations.get("env", "q", 2)?.body.toString()).toBe("renewed");
   });
+
+  /** The service's own order of calls for one request: consult, look up, compute on a miss and offer the answer. */
+  function serve(evaluations: EvaluationCache, query: string): boolean {
+    if (!evaluations.consult()) return false;
+    if (evaluations.get("env", query, 1) !== undefined) return true;
+    evaluations.put("env", query, 1, 0, answer(query));
+    return false;
+  }
+
+  it("closes on one-off queries, and answers from memory again once 1,000 users come round in turn", () => {
+    const evaluations = new EvaluationCache({ maxEntries: 10_000, maxAnswerBytes: 100, ttlMs: 60_000, now: () => now });
+    let hits = 0;
+    for (let index = 0; index < 50_000; index++) if (serve(evaluations, `one-off-${index}`)) hits++;
+    expect(hits).toBe(0);
+    // Each user's query comes back every 1,000 lookups: the gate must notice repeats, not only hits of a cache it
+    // emptied when it closed (an entry needs two computations before its first hit).
+    let lastRound = 0;
+    for (let round = 0; round < 200; round++) {
+      lastRound = 0;
+      for (let user = 0; user < 1_000; user++) if (serve(evaluations, `user-${user}`)) lastRound++;
+    }
+    expect(lastRound).toBe(1_000);
+  });
 });
