@@ -77,15 +77,22 @@ describe("RolloutBucketCache under values that do not come back", () => {
   it("stops caching after a sample of mostly misses, answers the same, and samples again after the bypass", () => {
     const cache = new RolloutBucketCache("flag.", 100_000);
     let next = 0;
-    for (let index = 0; index < 1_024; index++) cache.bucket(`fresh-${next++}`);
+    for (let index = 0; index < 4 * 1_024; index++) cache.bucket(`fresh-${next++}`);
     expect(cache.bypassing).toBe(true);
     expect(cache.size).toBe(0);
-    for (let index = 0; index < 15 * 1_024; index++) {
+    for (let index = 0; index < 16 * 1_024; index++) {
       const value = `fresh-${next++}`;
       expect(cache.bucket(value)).toBe(rolloutBucket(`flag.${value}`));
     }
     expect(cache.bypassing).toBe(false);
     expect(cache.size).toBe(0);
+  });
+
+  it("caches 1,000 users that come round in turn from a cold start (their first hits come after 1,000 lookups)", () => {
+    const cache = new RolloutBucketCache("flag.", 100_000);
+    for (let round = 0; round < 5; round++) for (let user = 0; user < 1_000; user++) cache.bucket(`u${user}`);
+    expect(cache.bypassing).toBe(false);
+    expect(cache.size).toBe(1_000);
   });
 
   it("keeps caching values that come back", () => {

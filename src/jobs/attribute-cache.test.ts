@@ -25,4 +25,19 @@ describe("AttributeCache", () => {
     expect(cache.get("a", 0)).toBeUndefined();
     expect(cache.get("c", 0)).toBeNull();
   });
+
+  it("serves 1,000 users that come round in turn from memory, from a cold start", () => {
+    const cache = new AttributeCache<{ plan: string }>(10_000, () => 0);
+    let lastRoundHits = 0;
+    for (let round = 0; round < 10; round++) {
+      lastRoundHits = 0;
+      for (let user = 0; user < 1_000; user++) {
+        const key = `env\0user\0u${user}`;
+        if (!cache.consult()) continue;
+        if (cache.get(key, 0) !== undefined) lastRoundHits++;
+        else cache.set(key, 0, 60_000, { plan: "pro" });
+      }
+    }
+    expect(lastRoundHits).toBe(1_000);
+  });
 });
