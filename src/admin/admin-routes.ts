@@ -227,6 +227,8 @@ export const TRACKED_DATA_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = 
   ["GET", "/admin/environments/:envId/feature-events", pageRoute((context, id, after, limit) => context.services.tracking.listFeatureEvents(id, after, limit))],
   ["GET", "/admin/environments/:envId/feedback", pageRoute((context, id, after, limit) => context.services.tracking.listFeedback(id, after, limit))],
   ["GET", "/admin/environments/:envId/prompt-events", pageRoute((context, id, after, limit) => context.services.tracking.listPromptEvents(id, after, limit))],
+  // The /user and /company calls as received, for the dashboard's live tail (docs/API.md §9).
+  ["GET", "/admin/environments/:envId/entity-updates", pageRoute((context, id, after, limit) => context.services.tracking.listEntityUpdates(id, after, limit))],
 ];
 
 function environmentsOf(context: Context, environmentIds: string[]): EnvironmentRecord[] {

@@ -4,6 +4,7 @@ import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { HistoryEntry } from "../features/records.js";
+import { staleFlags } from "../mcp/stale-flags.js";
 import type { Services } from "../services.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import type { EvaluateJob } from "../workers/protocol.js";
@@ -27,7 +28,7 @@ function lastChangeOf(history: HistoryEntry[]): { at: string; kind: string; vers
 
 /**
  * Reads the dashboard needs beyond API.md §6 (our decisions, docs/API.md §9): every feature of an environment with
- * its rules and last change in one call (the feature list), and an evaluation by the service's own evaluator for a
+ * its rules, last change and stale verdict in one call (the feature list), and an evaluation by the service's own evaluator for a
  * context typed in the dashboard ("try it"), answered exactly as `GET /features/evaluated` answers an SDK.
  */
 export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
@@ -36,12 +37,19 @@ export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services
     "/admin/environments/:envId/features",
     managementRoute("read", BODY_LIMITS.none, (context) => {
       const environment = environmentOrNotFound(context);
-      const { features } = context.services;
-      const list = features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
+      const { features, tenancy, store } = context.services;
+      const listed = features.listEnvironmentFeatures(environment);
+      // The MCP list_flags verdict (API.md §12), over every environment of the app, so both show the same mark.
+      const app = tenancy.getApp(environment.appId);
+      const environments = (app?.environmentIds ?? [environment.id]).flatMap((id) => tenancy.getEnvironment(id) ?? []);
+      const stale = staleFlags(store, features, environments, listed.map(({ feature }) => feature), Date.now());
+      const list = listed.map(({ feature, state }) => ({
         ...presentFeature(feature),
         targeting: state.targeting,
         config: state.config,
         lastChange: lastChangeOf(features.listHistory(environment.id, feature.key)),
+        stale: stale.get(feature.key)!.stale,
+        staleReason: stale.get(feature.key)!.reason,
       }));
       return ok({ flagStateVersion: environment.flagStateVersion, features: list });
     }),

@@ -11,6 +11,7 @@ const LOGS: [string, LogTable][] = [
   ["featureEvents", "featureEvents"],
   ["feedback", "feedback"],
   ["promptEvents", "promptEvents"],
+  ["updates", "entityUpdates"],
 ];
 const MAX_ENTRIES = 10 * MAX_LIST_LIMIT;
 

@@ -103,6 +103,9 @@ export interface EnvironmentFeature extends Feature {
   targeting: { version: number; rules: { filter: unknown }[]; segmentRules?: { filter: unknown }[] };
   config: { version: number; variants: { filter: unknown; key: string; payload: unknown }[] };
   lastChange: { at: string; kind: string; version: number; actor: Actor | null } | null;
+  /** The MCP list_flags verdict (docs/API.md §12): a candidate for removing from the code. */
+  stale: boolean;
+  staleReason: "unevaluated" | "constant" | null;
 }
 
 export interface HistoryVersion {

@@ -78,6 +78,8 @@ export const TABLES = [
   "stages",
   "segments",
   "surveys",
+  // Last, so that stores which number tables by position keep their numbers.
+  "entityUpdates",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

@@ -2,7 +2,7 @@ import { key, lastKeyPart, prefixRange, sequenceKeyPart, type KvStore } from "..
 import { unpackValues } from "../storage/value-encoding.js";
 
 /** The tables written as per-environment append logs, each with its own sequence. */
-export type LogTable = "events" | "featureEvents" | "promptEvents" | "feedback";
+export type LogTable = "events" | "featureEvents" | "promptEvents" | "feedback" | "entityUpdates";
 
 /**
  * The key parts before the sequence number. The feedback table also holds the feedbackId → sequence index, so its

@@ -171,6 +171,27 @@ describe("/company", () => {
   });
 });
 
+describe("entity updates (the live tail's log of /user and /company calls)", () => {
+  it("appends each /user and /company item as sent, in order, also from a bulk; events append none", async () => {
+    await track("user", { userId: "u1", attributes: { a: 1 } }, T0);
+    await track("company", { companyId: "c1", attributes: { plan: "pro" }, timestamp: iso(T0 - 1000) }, T0 + 1);
+    await track("bulk", [
+      { type: "company", companyId: "c2", userId: "u1" },
+      { type: "user", userId: "u2", context: { active: false } },
+      { type: "event", event: "opened", userId: "u1" },
+    ], T0 + 2);
+    const page = reader.listEntityUpdates(envId, undefined, 100);
+    expect(page.updates.map(({ cursor: _cursor, ...update }) => update)).toEqual([
+      { type: "user", userId: "u1", companyId: null, attributes: { a: 1 }, active: true, timestamp: iso(T0), receivedAt: iso(T0) },
+      { type: "company", userId: null, companyId: "c1", attributes: { plan: "pro" }, active: true, timestamp: iso(T0 - 1000), receivedAt: iso(T0 + 1) },
+      { type: "company", userId: "u1", companyId: "c2", attributes: null, active: true, timestamp: iso(T0 + 2), receivedAt: iso(T0 + 2) },
+      { type: "user", userId: "u2", companyId: null, attributes: null, active: false, timestamp: iso(T0 + 2), receivedAt: iso(T0 + 2) },
+    ]);
+    expect(reader.listEntityUpdates(envId, page.next, 100).updates).toEqual([]);
+    expect(reader.listEntityUpdates(otherEnvId, undefined, 100).updates).toEqual([]);
+  });
+});
+
 describe("/event", () => {
   it("appends the event and touches the user", async () => {
     await track("event", { event: "clicked", userId: "u1", attributes: { button: "ok" } }, T0 + 3);

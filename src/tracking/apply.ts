@@ -6,7 +6,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import { packValue } from "../storage/value-encoding.js";
 import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
-import type { EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
+import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
 import { markPromptDone } from "../surveys/prompt-store.js";
 
@@ -208,13 +208,16 @@ export class TrackingWriter {
   }
 
   private user(item: UserItem): void {
-    this.entities.upsertUser(item.userId, this.sighting(item, item.attributes));
+    const sighting = this.sighting(item, item.attributes);
+    this.entities.upsertUser(item.userId, sighting);
+    this.entityUpdate("user", item.userId, null, sighting);
   }
 
   /** `/company` with `userId` also touches the user and associates the two. */
   private company(item: CompanyItem): void {
     const sighting = this.sighting(item, item.attributes);
     this.entities.upsertCompany(item.companyId, sighting);
+    this.entityUpdate("company", item.userId ?? null, item.companyId, sighting);
     if (item.userId === undefined) return;
     this.entities.upsertUser(item.userId, { ...sighting, attributes: undefined });
     this.entities.associate(item.userId, item.companyId, sighting.time);
@@ -304,7 +307,16 @@ export class TrackingWriter {
     if (item.action === "dismissed") markPromptDone(this.store, this.environmentId, item.promptId);
   }
 
-  private append(table: "events" | "featureEvents" | "promptEvents", record: unknown): void {
+  /**
+   * The call itself, appended for the live tail in this same transaction: one more put per /user or /company item
+   * (events and feature events, the hot path, write none).
+   */
+  private entityUpdate(type: EntityUpdateRecord["type"], userId: string | null, companyId: string | null, sighting: Sighting): void {
+    const record: EntityUpdateRecord = { type, userId, companyId, attributes: sighting.attributes ?? null, active: sighting.active, timestamp: sighting.time, receivedAt: this.receivedAt };
+    this.append("entityUpdates", record);
+  }
+
+  private append(table: "events" | "featureEvents" | "promptEvents" | "entityUpdates", record: unknown): void {
     this.store.table(table).put(logKey(table, this.environmentId, this.sequences.next(table)), record);
   }
 }

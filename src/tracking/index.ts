@@ -14,6 +14,7 @@ export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "./cursor.js"
 export {
   TrackingReader,
   type CompanyView,
+  type EntityUpdateView,
   type EventView,
   type FeatureEventView,
   type FeedbackView,

@@ -2,7 +2,7 @@ import type { Attributes } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "./cursor.js";
-import type { CompanyRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
+import type { CompanyRecord, EntityUpdateRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
 import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
 
 /** `GET /admin/environments/:envId/users/:userId` → `user`. Times are ISO strings; lastSeen null if never active. */
@@ -32,6 +32,7 @@ export type EventView = LogView<EventRecord, "timestamp" | "receivedAt", "counts
 export type FeatureEventView = LogView<FeatureEventRecord, "receivedAt", "countsForCompanyId">;
 export type FeedbackView = LogView<FeedbackRecord, "timestamp" | "receivedAt", "countsForCompanyId" | "createdAt">;
 export type PromptEventView = LogView<PromptEventRecord, "receivedAt">;
+export type EntityUpdateView = LogView<EntityUpdateRecord, "timestamp" | "receivedAt">;
 
 /** A page of a log: the items and the cursor to continue from (the last item's, or `after` itself when empty). */
 export type Page<Name extends string, V> = { [K in Name]: V[] } & { next: string };
@@ -154,6 +155,21 @@ export class TrackingReader {
       receivedAt: iso(event.receivedAt),
     }));
     return { promptEvents: items, next };
+  }
+
+  /** `/user` and `/company` items in append order, as received (the live tail's third log). */
+  listEntityUpdates(environmentId: string, after: string | undefined, limit: number): Page<"updates", EntityUpdateView> {
+    const { items, next } = this.page<EntityUpdateRecord, EntityUpdateView>("entityUpdates", environmentId, after, limit, (cursor, update) => ({
+      cursor,
+      type: update.type,
+      userId: update.userId,
+      companyId: update.companyId,
+      attributes: update.attributes,
+      active: update.active,
+      timestamp: iso(update.timestamp),
+      receivedAt: iso(update.receivedAt),
+    }));
+    return { updates: items, next };
   }
 
   private userRecord(environmentId: string, userId: string): UserRecord | undefined {

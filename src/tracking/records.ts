@@ -55,6 +55,23 @@ export interface EventRecord {
   active: boolean;
 }
 
+/**
+ * One `/user` or `/company` item (or one of `/bulk`) as received: what the dashboard's live tail lists (docs/API.md
+ * §9). The users and companies tables keep only the merged result, not the calls.
+ */
+export interface EntityUpdateRecord {
+  type: "user" | "company";
+  /** The user, or for `/company` the user it names (if any). */
+  userId: string | null;
+  companyId: string | null;
+  /** As sent (merged into the stored ones); null when the call sent none. */
+  attributes: Attributes | null;
+  active: boolean;
+  /** The call's timestamp, or receivedAt when it sent none. */
+  timestamp: number;
+  receivedAt: number;
+}
+
 export interface FeatureEventRecord {
   action: FeatureEventAction;
   key: string;

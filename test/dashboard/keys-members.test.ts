@@ -111,6 +111,17 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect(checked.status).toBe(200);
     await page.getByRole("cell", { name: "live-feature" }).waitFor();
     expect(await page.getByRole("row").filter({ hasText: "live-feature" }).textContent()).toContain("check");
+    // User and company updates (issue 17) have theirs: a /user and a /company call appear as they arrive.
+    const updates = page.getByRole("region", { name: /User and company updates/ });
+    const user = await request(harness.url, "POST", "/user", { headers: { authorization: `Bearer ${newPublishable}` }, body: { userId: "u-updated", attributes: { name: "Ada" } } });
+    expect(user.status).toBe(200);
+    await updates.getByRole("row").filter({ hasText: "u-updated" }).waitFor();
+    expect((await updates.getByRole("row").filter({ hasText: "u-updated" }).getByRole("cell").allTextContents()).slice(1)).toEqual(["user", "u-updated", "—", '{"name":"Ada"}']);
+    const company = await request(harness.url, "POST", "/company", { headers: { authorization: `Bearer ${newPublishable}` }, body: { companyId: "c-updated", userId: "u-updated", attributes: { plan: "team" } } });
+    expect(company.status).toBe(200);
+    await updates.getByRole("row").filter({ hasText: "c-updated" }).waitFor();
+    expect((await updates.getByRole("row").filter({ hasText: "c-updated" }).getByRole("cell").allTextContents()).slice(1)).toEqual(["company", "u-updated", "c-updated", '{"plan":"team"}']);
+    await expectNoSeriousA11yViolations(page, "live events with user and company updates");
   });
 
   it("lets an owner add a member, change their role, create and revoke a token, and remove the member", async () => {

@@ -5,16 +5,11 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FeatureRepository } from "../../src/features/feature-repository.js";
-import type { KvStore } from "../../src/storage/kv.js";
-import { migrateStore } from "../../src/storage/schema-version.js";
-import { planApp, TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
-import { request } from "../support/http.js";
+import type { planApp } from "../../src/tenancy/tenancy-repository.js";
+import { adminRequest, request } from "../support/http.js";
 import { connectMcp, type McpSession } from "../support/mcp.js";
-import { makeDataDir, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
-
-const DAY = 86_400_000;
-const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
+import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { prepareStaleDataDir } from "../support/stale-data.js";
 
 describe(`stale flags over MCP (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   let server: TestServer;
@@ -23,19 +18,7 @@ describe(`stale flags over MCP (${NATIVE_MODE === "0" ? "native-free" : "native"
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = makeDataDir();
-    // Each twin's own store, loaded only for its twin: the native-free run must not need lmdb's binary.
-    const store: KvStore =
-      NATIVE_MODE === "0"
-        ? await (await import("../../native-free/storage/log-store.js")).LogStore.open({ path: dataDir, durability: "commit" })
-        : new (await import("../../src/storage/lmdb-store.js")).LmdbStore({ path: dataDir, durability: "commit" });
-    await migrateStore(store);
-    planned = planApp("Old app", daysAgo(60).toISOString());
-    await store.write(() => new TenancyRepository(store).insertApp(planned.app, planned.trackingKeyDigest, planned.environments.map((environment) => environment.record)));
-    const features = new FeatureRepository(store);
-    for (const key of ["forgotten", "everywhere", "fresh"]) await features.putFeature(planned.app.id, key, {}, key === "fresh" ? daysAgo(2) : daysAgo(40));
-    for (const { record } of planned.environments) await features.putRules(record.id, "everywhere", "targeting", [{ filter: { type: "constant", value: true } }], daysAgo(35));
-    await store.close();
+    ({ dataDir, planned } = await prepareStaleDataDir());
     server = await startServer({ dataDir });
     mcp = await connectMcp(`${server.url}/api/mcp`, { token: server.adminToken });
   });
@@ -46,10 +29,18 @@ describe(`stale flags over MCP (${NATIVE_MODE === "0" ? "native-free" : "native"
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const staleness = async () =>
-    Object.fromEntries(
-      (await mcp.call("list_flags", { appId: planned.app.id })).value.flags.map((flag: { key: string; stale: boolean; staleReason: string | null }) => [flag.key, [flag.stale, flag.staleReason]]),
-    );
+  type Marked = { key: string; stale: boolean; staleReason: string | null };
+  const marks = (items: Marked[]) => Object.fromEntries(items.map((flag) => [flag.key, [flag.stale, flag.staleReason]]));
+  /** list_flags' marks, after checking the dashboard's feature list gives every environment the same ones (issue 21 §2). */
+  const staleness = async () => {
+    const viaMcp = marks((await mcp.call("list_flags", { appId: planned.app.id })).value.flags);
+    for (const { record } of planned.environments) {
+      const listed = await adminRequest(server, "GET", `/admin/environments/${record.id}/features`);
+      expect(listed.status).toBe(200);
+      expect(marks(listed.body.features), record.name).toEqual(viaMcp);
+    }
+    return viaMcp;
+  };
 
   it("marks old flags nothing evaluated, and old flags served one answer to everyone; SDK traffic and targeting change that", async () => {
     expect(await staleness()).toEqual({ forgotten: [true, "unevaluated"], everywhere: [true, "unevaluated"], fresh: [false, null] });

@@ -106,6 +106,7 @@ const CELLS: Cell[] = [
   { method: "GET", path: `${E}/feature-events`, expected: READ },
   { method: "GET", path: `${E}/feedback`, expected: READ },
   { method: "GET", path: `${E}/prompt-events`, expected: READ },
+  { method: "GET", path: `${E}/entity-updates`, expected: READ },
   // The dashboard's paged lists and the cursors of each log's newest entries.
   { method: "GET", path: `${E}/companies`, expected: READ },
   { method: "GET", path: `${E}/users`, expected: READ },

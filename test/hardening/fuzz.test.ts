@@ -595,7 +595,7 @@ describe(`fuzzing (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () 
     // What was stored, read back through the admin API: no key renamed by the codec (`__proto_`), none inherited.
     const keys = new Set<string>();
     for (const environment of [world.a.production, world.a.development]) {
-      for (const log of ["events", "feature-events", "feedback", "prompt-events"]) {
+      for (const log of ["events", "feature-events", "feedback", "prompt-events", "entity-updates"]) {
         let after = "";
         for (let page = 0; page < 50; page++) {
           const reply = await request(server.url, "GET", `/admin/environments/${environment.id}/${log}?limit=1000${after ? `&after=${after}` : ""}`, { token: server.adminToken });

@@ -111,6 +111,7 @@ export function Features({ scope }: { scope: Scope }) {
                   <a href={`#/features/${enc(feature.key)}`}>{feature.name && feature.name !== feature.key ? feature.name : feature.key}</a>
                   {feature.name && feature.name !== feature.key && <code class="muted"> {feature.key}</code>}
                   {feature.description && <div class="muted small">{feature.description}</div>}
+                  {feature.stale && <StaleMark reason={feature.staleReason} />}
                 </td>
                 <td>{feature.stage ?? "—"}</td>
                 {app.environments.map((environment) => {
@@ -148,6 +149,22 @@ export function Features({ scope }: { scope: Scope }) {
       )}
       {loaded.data && rows.length === 0 && <p class="muted">No features{search ? " match" : " yet"}.</p>}
     </Page>
+  );
+}
+
+const STALE_REASONS = {
+  unevaluated: "nothing evaluated it for 30 days",
+  constant: "every environment served everyone the same answer for 30 days",
+};
+
+/** The same mark MCP's list_flags gives (docs/API.md §12), its reason in words rather than only a colour or a tooltip. */
+function StaleMark({ reason }: { reason: EnvironmentFeature["staleReason"] }) {
+  const why = reason ? STALE_REASONS[reason] : "";
+  return (
+    <div class="stale-mark">
+      <span class="badge badge-stale">stale</span>
+      {why && <span class="muted small"> {why}</span>}
+    </div>
   );
 }
 

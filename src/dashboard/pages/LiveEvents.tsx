@@ -12,6 +12,17 @@ interface TrackedEvent {
   timestamp: string;
 }
 
+/** One /user or /company call as received (docs/API.md §9's entity-updates log). */
+interface EntityUpdate {
+  cursor: string;
+  type: "user" | "company";
+  userId: string | null;
+  companyId: string | null;
+  attributes: Record<string, unknown> | null;
+  active: boolean;
+  timestamp: string;
+}
+
 interface FeatureEvent {
   cursor: string;
   action: string;
@@ -77,11 +88,12 @@ function useTail<T extends { cursor: string }>(path: string, field: string, paus
   return { items, error };
 }
 
-/** A tail of tracked events and feature events as they arrive; pausable. */
+/** A tail of tracked events, user and company updates, and feature events as they arrive; pausable. */
 export function LiveEvents({ scope }: { scope: Scope }) {
   const [paused, setPaused] = useState(false);
   const base = `/admin/environments/${enc(scope.environmentId)}`;
   const events = useTail<TrackedEvent>(`${base}/events`, "events", paused);
+  const updates = useTail<EntityUpdate>(`${base}/entity-updates`, "updates", paused);
   const featureEvents = useTail<FeatureEvent>(`${base}/feature-events`, "featureEvents", paused);
   return (
     <Page
@@ -92,7 +104,7 @@ export function LiveEvents({ scope }: { scope: Scope }) {
         </button>
       }
     >
-      <ErrorMessage error={events.error ?? featureEvents.error} />
+      <ErrorMessage error={events.error ?? updates.error ?? featureEvents.error} />
       <p class="muted" aria-live="polite">
         {paused ? "Paused." : "Following new events."} Showing the latest {KEEP} of each.
       </p>
@@ -121,6 +133,38 @@ export function LiveEvents({ scope }: { scope: Scope }) {
                 <td>{event.companyId ? <a href={`#/companies/${enc(event.companyId)}`}>{event.companyId}</a> : "—"}</td>
                 <td>
                   <code class="small">{event.attributes ? JSON.stringify(event.attributes) : ""}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="updates-title">
+        <h2 id="updates-title">User and company updates ({updates.items.length})</h2>
+        <div class="tail" tabIndex={0} role="region" aria-labelledby="updates-title">
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Update</th>
+              <th scope="col">User</th>
+              <th scope="col">Company</th>
+              <th scope="col">Attributes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {updates.items.map((update) => (
+              <tr key={update.cursor}>
+                <td>{when(update.timestamp)}</td>
+                <td>
+                  {update.type}
+                  {!update.active && <span class="muted small"> (inactive)</span>}
+                </td>
+                <td>{update.userId ? <a href={`#/users/${enc(update.userId)}`}>{update.userId}</a> : "—"}</td>
+                <td>{update.companyId ? <a href={`#/companies/${enc(update.companyId)}`}>{update.companyId}</a> : "—"}</td>
+                <td>
+                  <code class="small">{update.attributes ? JSON.stringify(update.attributes) : ""}</code>
                 </td>
               </tr>
             ))}
