@@ -18,6 +18,8 @@ export interface NatsServerHandle {
   /** Starts it again on the same ports and store directory. */
   start(): Promise<void>;
   running(): boolean;
+  /** The running process's id (for reading its CPU time), undefined when it is not running. */
+  pid(): number | undefined;
 }
 
 export interface NatsCluster {
@@ -148,6 +150,7 @@ async function startOnce(size: number, auth: NatsAuth | undefined, tls: boolean)
       clientPort,
       url: `${tls ? "tls" : "nats"}://127.0.0.1:${clientPort}`,
       running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+      pid: () => (child !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
       async start() {
         child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
         child.stderr!.resume();
