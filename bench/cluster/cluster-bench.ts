@@ -8,6 +8,8 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { natsServerBinary, startNatsCluster, type NatsCluster } from "../../tools/support/nats-cluster.js";
 import { evaluateRequests, eventRequests } from "../serving/requests.js";
 import { bulkContextEntitiesBody, featureDefinitions, trafficEntitiesBodies } from "../support/fixtures.js";
@@ -176,7 +178,14 @@ export async function benchCluster(lab: Lab): Promise<ClusterSection> {
       const writer = await startService({ dataDir: dir(), workers: MAIN_WORKERS, native: true, env: clusterEnv("w", catchUpPrefix) });
       try {
         const app = await seedApp(writer.url, "bench-catch-up", featureDefinitions(10));
-        catchUp = await measureCatchUp(writer.url, app, CATCH_UP_EVENTS[lab.mode.name], clusterEnv("fresh", catchUpPrefix), MAIN_WORKERS);
+        const nc = await connect({ servers: nats.urls.split(",") });
+        try {
+          const jsm = await jetstreamManager(nc);
+          const lastSequence = async () => (await jsm.streams.info(`${catchUpPrefix}_TRACKING`)).state.last_seq;
+          catchUp = await measureCatchUp(writer.url, app, CATCH_UP_EVENTS[lab.mode.name], clusterEnv("fresh", catchUpPrefix), MAIN_WORKERS, lastSequence);
+        } finally {
+          await nc.close();
+        }
         lab.log(`cluster: a fresh node applied ${catchUp.events} events in ${catchUp.secondsFromSpawn.toFixed(1)} s (${Math.round(catchUp.eventsPerSecond)} events/s)`);
       } finally {
         await writer.stop();

@@ -39,9 +39,9 @@ export interface CatchUpFigure {
   events: number;
   /** Tracking log messages the fresh node applied (requests arriving together share one). */
   messages: number;
-  /** From spawning the fresh node until its /health said caught up (includes its start-up). */
+  /** From spawning the fresh node until it applied the tracking stream's last message (includes its start-up). */
   secondsFromSpawn: number;
-  /** From the node's "listening" line until caught up. */
+  /** From the node's "listening" line until then (it starts applying before it listens, so this is a lower bound). */
   secondsFromListening: number;
   /** events / secondsFromSpawn: a lower bound on the apply rate. */
   eventsPerSecond: number;
