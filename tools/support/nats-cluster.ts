@@ -58,8 +58,9 @@ function makeCertificates(dir: string): { caFile: string; certFile: string; keyF
   return { caFile: join(dir, "ca.pem"), certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key") };
 }
 
-/** Where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
+/** NATS_SERVER_BIN when set (another build, or a missing one to see the benchmark skip); else where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
 export function natsServerBinary(): string {
+  if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
 }
 
