@@ -18,6 +18,8 @@ import { benchRolloutHash } from "./evaluation/rollout-hash.js";
 import { renderMarkdown } from "./report/markdown.js";
 import { buildReport, type BenchReport, type Measurements, type StartupPoint } from "./report/model.js";
 import { benchNativeFree } from "./runtime/native-free.js";
+import { benchCluster } from "./cluster/cluster-bench.js";
+import { skippedCluster, type ClusterSection } from "./cluster/model.js";
 import { benchTrackingBulk } from "./schemas/tracking-bulk.js";
 import { benchCompression, benchContextSizes, benchEvaluation, evaluateId, type ServiceTarget } from "./serving/evaluation-routes.js";
 import { measureStages, profilingNodeArgs, type StageFigure } from "./serving/evaluation-stages.js";
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   let storedData: StoredDataPoint[] = [];
   const stages: StageFigure[] = [];
   const extras: BenchReport["extras"] = [];
+  let cluster: ClusterSection = skippedCluster("not run");
   const phase = async (name: string, work: () => Promise<void>) => {
     try {
       await work();
@@ -186,7 +189,17 @@ async function main(): Promise<void> {
       for (const point of storedData) startup.push({ label: `native, pool 1, ${point.users.toLocaleString("en")} users + companies stored`, startupMs: point.startupMs });
     });
 
-    // 7. Other owners' stand-alone benchmark scripts, run as they are (full runs only: their duration is theirs).
+    // 7. Cluster mode against standalone (its own NATS servers and nodes, after everything else has stopped).
+    await phase("cluster", async () => {
+      try {
+        cluster = await benchCluster(lab);
+      } catch (error) {
+        cluster = skippedCluster(`failed: ${(error as Error).message}`);
+        throw error;
+      }
+    });
+
+    // 8. Other owners' stand-alone benchmark scripts, run as they are (full runs only: their duration is theirs).
     if (mode.name === "full") runExtras(lab, extras);
   } finally {
     scratch.remove();
@@ -229,6 +242,7 @@ async function main(): Promise<void> {
     stages,
     startup,
     extras,
+    cluster,
   };
   const report = buildReport(measured);
   const outDir = resolve(cli.outDir ?? RESULTS_DIR);

@@ -1,3 +1,5 @@
+import { residencyViolation } from "./cluster/residency.js";
+import { ConfigError } from "./config/config.js";
 import { createApiCore } from "./api/core.js";
 import { RateLimiter } from "./api/rate-limiter.js";
 import { HEALTH_ROUTES } from "./api/health-routes.js";
@@ -122,6 +124,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const bootstrapAdminDigest = bootstrapAdminToken(config, accountRepository, log);
 
   const tenancy = new TenancyRepository(store);
+  const misplaced = residencyViolation(tenancy.listApps(), config.cluster?.region);
+  if (misplaced !== undefined) {
+    await store.close();
+    throw new ConfigError(misplaced);
+  }
   const keys = new KeyIndex(tenancy);
   const flagStates = new FlagStateNotifier(() =>
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),

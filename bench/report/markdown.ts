@@ -2,6 +2,7 @@
 import type { LoadFigure, Section } from "../support/lab.js";
 import { GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { BULK_ID, EVENT_ID } from "../serving/tracking-routes.js";
+import type { ClusterSection } from "../cluster/model.js";
 import type { BenchReport, Comparison, CurvePoint } from "./model.js";
 
 /** Section headings, in order; the smoke test looks for each of them. */
@@ -18,6 +19,7 @@ export const MARKDOWN_SECTIONS = [
   "## Executor arrangements",
   "## Native vs native-free",
   "## Scaling curves",
+  "## Cluster",
   "## Notes",
 ] as const;
 
@@ -278,6 +280,8 @@ export function renderMarkdown(report: BenchReport): string {
     );
   }
 
+  push("## Cluster", ...clusterBlocks(report.cluster, loadTable));
+
   const notes = [
     "Load and service share one machine: wrk takes a core, the service the other (and its pool threads compete with both). " +
       "Absolute figures move from machine to machine and with anything else running; compare ratios within one report.",
@@ -329,4 +333,49 @@ function bulkRecordsLine(report: BenchReport): string {
     `${records.title}: ${count(records.value)} events/s (runs ${records.runs.map((run) => count(run)).join(", ")}). ` +
     `Besides the event itself, each event updates its user and company and an analytics cell; the target compares with the event records alone.${share}`
   );
+}
+
+/** The "## Cluster" section alone (bench/cluster/run-cluster.ts prints it). */
+export function renderClusterMarkdown(cluster: ClusterSection): string {
+  return `${["## Cluster", ...clusterBlocks(cluster, loadTable)].join("\n\n")}\n`;
+}
+
+/** Cluster mode against the standalone node of the same run (bench/cluster/cluster-bench.ts). */
+function clusterBlocks(cluster: ClusterSection, loadTable: (figures: readonly LoadFigure[]) => string): string[] {
+  if (cluster.skipped !== undefined) return [`_Not measured: ${shorten(cluster.skipped, 300)}._`];
+  const times = (value: number) => (isNumber(value) ? `${value.toFixed(2)}×` : "—");
+  const value = (amount: number, unit: string) => (unit === "ms" ? ms(amount) : unit === "µs" ? (isNumber(amount) ? `${amount.toFixed(1)} µs` : "—") : withUnit(amount, unit));
+  const propagation = cluster.propagation;
+  const catchUp = cluster.catchUp;
+  return [
+    `One Switchyard node in cluster mode (R3 streams on a three-server ${cluster.natsVersion ?? "nats-server"} JetStream cluster on this machine) against one standalone node, ` +
+      "same pool, same seeded data shape, measured one after the other. Cluster CPU counts the node and all three NATS servers. " +
+      "On one machine the cluster can only cost: the figures show the overhead, not a speed-up (docs/CLUSTER.md has the sizing arithmetic).",
+    table(
+      ["figure", "cluster", "standalone", "cluster / standalone"],
+      cluster.rows.map((row) => [row.label, value(row.cluster, row.unit), value(row.standalone, row.unit), times(row.ratio)]),
+    ),
+    table(
+      ["measure", "value"],
+      [
+        ["replication cost per tracked event: extra server CPU (node + NATS − standalone)", isNumber(cluster.replicationCpuUsPerEvent) ? `${cluster.replicationCpuUsPerEvent.toFixed(1)} µs` : "—"],
+        ["replication cost per tracked event: extra p50 latency (quorum write before the answer)", ms(cluster.replicationLatencyP50Ms)],
+        [
+          "propagation of a flag change from node A to an SSE stream on node B",
+          "failure" in propagation ? `failed: ${shorten(propagation.failure)}` : `p50 ${ms(propagation.p50Ms)}, p99 ${ms(propagation.p99Ms)}, max ${ms(propagation.maxMs)} over ${propagation.changes} changes (A answered each change in ${ms(propagation.writeP50Ms)} p50)`,
+        ],
+        [
+          "catch-up of a node that starts empty",
+          "failure" in catchUp
+            ? `failed: ${shorten(catchUp.failure)}`
+            : `${count(catchUp.eventsPerSecond)} events/s: ${count(catchUp.events)} events (${count(catchUp.messages)} tracking messages) in ${catchUp.secondsFromSpawn.toFixed(2)} s from spawn (${catchUp.secondsFromListening.toFixed(2)} s after listening)`,
+        ],
+      ],
+    ),
+    table(
+      ["scenario", "requests", "node µs/request", "NATS µs/request"],
+      cluster.cpu.map((row) => [row.label, count(row.requests), isNumber(row.nodeUs) ? row.nodeUs.toFixed(1) : "—", isNumber(row.natsUs) ? row.natsUs.toFixed(1) : "—"]),
+    ),
+    loadTable(cluster.load),
+  ];
 }

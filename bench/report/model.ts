@@ -8,6 +8,7 @@ import { BULK_CEILING_ID, GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transp
 import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
 import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
+import type { ClusterSection } from "../cluster/model.js";
 import type { StageFigure } from "../serving/evaluation-stages.js";
 import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
 import { RULES_ETAG_ID, RULES_ID } from "../serving/rules-route.js";
@@ -113,6 +114,8 @@ export interface BenchReport {
   extras: { name: string; exitCode: number | null; output: string }[];
   /** Server CPU per request, stage by stage (distinct contexts, profiled runs). */
   stages: StageFigure[];
+  /** Cluster mode against a standalone node of the same run, or why it was not measured. */
+  cluster: ClusterSection;
 }
 
 /** What the runner gathered; `buildReport` derives the rest. */
@@ -128,6 +131,7 @@ export interface Measurements {
   startup: StartupPoint[];
   extras: BenchReport["extras"];
   stages: StageFigure[];
+  cluster: ClusterSection;
 }
 
 const LMDB_ID = "lmdb-raw-puts";
@@ -325,6 +329,7 @@ export function buildReport(measured: Measurements): BenchReport {
     },
     extras: measured.extras,
     stages: measured.stages,
+    cluster: measured.cluster,
   };
 }
 

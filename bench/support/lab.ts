@@ -12,7 +12,7 @@ export interface Lab {
   log(message: string): void;
 }
 
-export type Section = "baseline" | "evaluation" | "rules" | "tracking" | "mixed" | "executors" | "native-free" | "scaling";
+export type Section = "baseline" | "evaluation" | "rules" | "tracking" | "mixed" | "executors" | "native-free" | "scaling" | "cluster";
 
 /** Which server answered a load run. */
 export interface ServerInfo {

@@ -88,6 +88,9 @@ export const USAGE = `node dist/bench/run.js [--quick | --smoke] [--out DIR] [--
   --smoke     a few requests per scenario, seconds in all: checks the harness, not the service
   --out DIR   write <date>-<host>.json and .md into DIR (default bench/results)
   --driver    force wrk, autocannon or probe (in-process, for smoke runs)
+
+  The last load phase sets cluster mode (3 local nats-servers, R3) against a standalone node; without nats-server
+  it is skipped and the report says why (NATS_SERVER_BIN names another binary). Alone: dist/bench/cluster/run-cluster.js
 `;
 
 export function parseCli(argv: readonly string[]): CliOptions | "help" {

@@ -81,7 +81,8 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     write(BODY_LIMITS.admin, async (context) => {
       const { name } = body(context, CreateAppBody);
       const envelope = envelopeFor(context);
-      const planned = planApp(name, envelope.at);
+      // A region's node pins what it creates to its region (data residency, docs/CLUSTER.md).
+      const planned = planApp(name, envelope.at, context.services.config.cluster?.region);
       const environments = planned.environments.map((environment) => environment.record);
       const { app } = await submitChange(context, "app.create", { app: planned.app, trackingKeyDigest: planned.trackingKeyDigest, environments }, envelope);
       // Keys in clear only in this answer: the change and the store hold their digests.
@@ -89,6 +90,7 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
         app: {
           id: app.id,
           name: app.name,
+          ...(app.region !== undefined ? { region: app.region } : {}),
           trackingKey: planned.trackingKey,
           defaultEnvironmentId: app.defaultEnvironmentId,
           environments: planned.environments.map((environment) => environment.issued),

@@ -6,6 +6,7 @@ export function presentApp(app: AppRecord, environments: EnvironmentRecord[]) {
   return {
     id: app.id,
     name: app.name,
+    ...(app.region !== undefined ? { region: app.region } : {}),
     trackingKey: app.trackingKeyHint,
     defaultEnvironmentId: app.defaultEnvironmentId,
     createdAt: app.createdAt,

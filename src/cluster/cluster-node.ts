@@ -65,7 +65,7 @@ export class ClusterNode {
    */
   static start(config: ClusterConfig, store: KvStore, log: Logger, metrics: Metrics, onTrackingApplied: (environments: Set<string>) => void): ClusterNode {
     const connection = ClusterConnection.open(config, log);
-    const names = streamNames(config.prefix);
+    const names = streamNames(config.prefix, config.region);
     let node: ClusterNode | undefined;
     const jsm = () => node!.jsm!;
     const positions = new StreamPositions(store);

@@ -17,7 +17,12 @@ export interface StreamNames {
   trackingConsumer(nodeId: string): string;
 }
 
-export function streamNames(prefix: string): StreamNames {
+/**
+ * A region's nodes use streams of their own (`<prefix>_<region>`): a pinned app's configuration and tracking are
+ * published there and nowhere else, and nodes of other regions never receive them.
+ */
+export function streamNames(basePrefix: string, region?: string): StreamNames {
+  const prefix = region === undefined ? basePrefix : `${basePrefix}_${region}`;
   return {
     config: `${prefix}_CONFIG`,
     tracking: `${prefix}_TRACKING`,

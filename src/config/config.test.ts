@@ -8,7 +8,8 @@ describe("cluster configuration", () => {
 
   it("reads the servers, the node id and defaults", () => {
     const cluster = loadConfig({ SWITCHYARD_CLUSTER_URL: "nats://h1:4222,tls://h2:4222", SWITCHYARD_NODE_ID: "node-1" }).cluster;
-    expect(cluster).toMatchObject({ servers: ["nats://h1:4222", "tls://h2:4222"], nodeId: "node-1", prefix: "SWITCHYARD", replicas: 3, publishTimeoutMs: 5000, tls: undefined });
+    expect(cluster).toMatchObject({ servers: ["nats://h1:4222", "tls://h2:4222"], nodeId: "node-1", prefix: "SWITCHYARD", region: undefined, replicas: 3, publishTimeoutMs: 5000, tls: undefined });
+    expect(loadConfig({ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_REGION: "eu" }).cluster?.region).toBe("eu");
   });
 
   it.each([
@@ -17,6 +18,8 @@ describe("cluster configuration", () => {
     [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222" }, "SWITCHYARD_NODE_ID"],
     [{ SWITCHYARD_NODE_ID: "a" }, "SWITCHYARD_NODE_ID"],
     [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a.b" }, "SWITCHYARD_NODE_ID"],
+    [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_REGION: "EU" }, "SWITCHYARD_REGION"],
+    [{ SWITCHYARD_REGION: "eu" }, "SWITCHYARD_REGION"],
     [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_REPLICAS: "7" }, "SWITCHYARD_CLUSTER_REPLICAS"],
     [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_USER: "u" }, "SWITCHYARD_CLUSTER_PASSWORD"],
     [{ SWITCHYARD_CLUSTER_URL: "nats://h1:4222", SWITCHYARD_NODE_ID: "a", SWITCHYARD_CLUSTER_TOKEN: "t", SWITCHYARD_CLUSTER_CREDS: "/c" }, "SWITCHYARD_CLUSTER_CREDS"],

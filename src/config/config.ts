@@ -47,6 +47,11 @@ export interface ClusterConfig {
   readonly nodeId: string;
   /** Prefix of the streams, consumers and registry bucket, so several deployments can share one NATS. */
   readonly prefix: string;
+  /**
+   * Data residency (SWITCHYARD_REGION): the node's region. Its streams are the region's own (`<prefix>_<region>_*`),
+   * apps created through it are pinned to it, and it serves no app of another region nor any unpinned app.
+   */
+  readonly region: string | undefined;
   /** Copies JetStream keeps of each stream (3: a quorum survives the loss of one server). */
   readonly replicas: number;
   /** How long a publish waits for JetStream's acknowledgement before the call gets a retryable 503. */
@@ -126,6 +131,8 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_NODE_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _"))),
   SWITCHYARD_CLUSTER_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, "must be 1 to 32 letters, digits, - or _")), "SWITCHYARD"),
   SWITCHYARD_CLUSTER_REPLICAS: v.optional(integerFrom(1, 5), "3"),
+  // Lower-case letters, digits and -: it becomes part of stream names (e.g. SWITCHYARD_eu_CONFIG).
+  SWITCHYARD_REGION: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,15}$/, "must be 1 to 16 lower-case letters, digits or -, starting with a letter, such as eu"))),
   SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS: v.optional(integerFrom(100, 60_000), "5000"),
   SWITCHYARD_CLUSTER_CREDS: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
   SWITCHYARD_CLUSTER_USER: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
@@ -139,6 +146,7 @@ const ENVIRONMENT_SCHEMA = v.object({
 type ParsedEnvironment = v.InferOutput<typeof ENVIRONMENT_SCHEMA>;
 
 const CLUSTER_ONLY = [
+  "SWITCHYARD_REGION",
   "SWITCHYARD_CLUSTER_CREDS",
   "SWITCHYARD_CLUSTER_USER",
   "SWITCHYARD_CLUSTER_PASSWORD",
@@ -175,6 +183,7 @@ function clusterConfig(input: ParsedEnvironment): ClusterConfig | undefined {
     servers: Object.freeze(input.SWITCHYARD_CLUSTER_URL.split(",")),
     nodeId: input.SWITCHYARD_NODE_ID,
     prefix: input.SWITCHYARD_CLUSTER_PREFIX,
+    region: input.SWITCHYARD_REGION,
     replicas: input.SWITCHYARD_CLUSTER_REPLICAS,
     publishTimeoutMs: input.SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS,
     credsFile: input.SWITCHYARD_CLUSTER_CREDS,

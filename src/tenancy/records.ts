@@ -7,6 +7,8 @@ export interface AppRecord {
   defaultEnvironmentId: string;
   environmentIds: string[];
   createdAt: string;
+  /** Data residency: the region the app is pinned to (created through a node with SWITCHYARD_REGION); absent = unpinned. */
+  region?: string;
 }
 
 export interface EnvironmentRecord {

@@ -137,7 +137,7 @@ export class TenancyRepository {
 }
 
 /** An app with its default environments, ids and keys drawn now; clear keys only in `trackingKey` and `issued`. */
-export function planApp(name: string, at: string) {
+export function planApp(name: string, at: string, region?: string) {
   const appId = newAppId();
   const trackingKey = newKey("tracking");
   const environments = DEFAULT_ENVIRONMENTS.map((environmentName) => planEnvironment(appId, environmentName, at));
@@ -148,6 +148,7 @@ export function planApp(name: string, at: string) {
     defaultEnvironmentId: environments[0]!.record.id,
     environmentIds: environments.map((environment) => environment.record.id),
     createdAt: at,
+    ...(region !== undefined ? { region } : {}),
   };
   return { app, trackingKey, trackingKeyDigest: digestKey(trackingKey), environments };
 }

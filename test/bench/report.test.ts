@@ -150,6 +150,23 @@ describe("npm run bench -- --smoke", () => {
     expect(report.scaling.startup.length).toBeGreaterThanOrEqual(report.scaling.storedData.length);
   });
 
+  it("sets the cluster node against the standalone node of the same run, or says why it could not", () => {
+    const { cluster } = report;
+    if (cluster.skipped !== undefined) {
+      expect(cluster.skipped).toMatch(/nats-server/);
+      expect(markdown).toContain("_Not measured: ");
+      return;
+    }
+    expect(cluster.load.map((figure) => figure.id)).toEqual(["standalone-evaluate-10", "standalone-evaluate-50", "standalone-event", "cluster-evaluate-10", "cluster-evaluate-50", "cluster-event"]);
+    for (const figure of cluster.load) {
+      expect(figure.failure, figure.id).toBeUndefined();
+      expect(figure.errors, figure.id).toBe(0);
+    }
+    for (const row of cluster.rows) expect(row.ratio, row.id).toBeGreaterThan(0);
+    expect(cluster.propagation).toMatchObject({ changes: 3 });
+    expect("failure" in cluster.catchUp ? cluster.catchUp.failure : cluster.catchUp.events).toBe(1000);
+  });
+
   it("renders every section in the Markdown report, with a PASS/MISS for each target", () => {
     expect(markdown.startsWith("# Switchyard benchmarks")).toBe(true);
     let last = -1;

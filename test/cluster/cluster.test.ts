@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { flattenJSON } from "@bucketco/flag-evaluation";
 import fc from "fast-check";
 import type { FeatureDefinition } from "../../src/evaluation/index.js";
@@ -88,6 +91,59 @@ describe("cluster mode on NATS JetStream", () => {
       stream.close();
     }
   });
+
+  it("pins apps created through a node of a region to it: their configuration and tracking reach that region's streams only, no other node serves them, and it serves no unpinned app", async () => {
+    const [a] = nodes as [TestServer, TestServer, TestServer];
+    const nc = await connect({ servers: nats.urls.split(","), user: nats.auth!.user, pass: nats.auth!.password, tls: { caFile: nats.caFile! } });
+    const jsm = await jetstreamManager(nc);
+    const counts = async () =>
+      Object.fromEntries(
+        await Promise.all(["CONFIG", "TRACKING", "eu_CONFIG", "eu_TRACKING"].map(async (name) => [name, (await jsm.streams.info(`${prefix}_${name}`).catch(() => undefined))?.state.messages ?? 0] as const)),
+      );
+    const eu = await startClusterNode({ nats, prefix, nodeId: "eu1", env: { SWITCHYARD_REGION: "eu" } });
+    let euAppId = "";
+    try {
+      await eventually(() => request(eu.url, "GET", "/health"), (reply) => reply.status === 200);
+      const before = await counts();
+      const euKeys = await createApp(eu.url, eu.adminToken, "EU app");
+      euAppId = euKeys.app.id;
+      expect((euKeys.app as { region?: string }).region).toBe("eu");
+      expect((await admin(eu, "PUT", `/admin/apps/${euKeys.app.id}/features/huddle`, {})).status).toBe(200);
+      expect((await admin(eu, "PUT", `/admin/environments/${euKeys.production.id}/features/huddle/targeting`, PRO_RULES)).status).toBe(200);
+      expect((await request(eu.url, "POST", "/event", { token: euKeys.production.publishableKey, body: { event: "eu-only", userId: "eu-user" } })).status).toBe(200);
+      const after = await counts();
+      // The global streams got nothing; the region's got the app, its feature, its targeting and the event.
+      expect([after.CONFIG, after.TRACKING]).toEqual([before.CONFIG, before.TRACKING]);
+      expect(after.eu_CONFIG! - before.eu_CONFIG!).toBeGreaterThanOrEqual(3);
+      expect(after.eu_TRACKING! - before.eu_TRACKING!).toBe(1);
+
+      const evaluate = (node: TestServer, key: string) => request(node.url, "GET", `/features/evaluated?publishableKey=${key}&context.company.id=x&context.company.plan=pro`);
+      expect((await evaluate(eu, euKeys.production.publishableKey)).body.features.huddle.isEnabled).toBe(true);
+      const listed = await admin(eu, "GET", "/admin/apps");
+      expect(listed.body.apps.map((app: { id: string; region?: string }) => [app.id, app.region])).toEqual([[euKeys.app.id, "eu"]]);
+      // The rest of the cluster never heard of the EU app; the EU node serves none of theirs.
+      expect((await admin(a, "GET", `/admin/apps/${euKeys.app.id}`)).status).toBe(404);
+      const elsewhere = await evaluate(a, euKeys.production.publishableKey);
+      const unpinned = await evaluate(eu, keys.production.publishableKey);
+      expect(elsewhere.status).toBeGreaterThanOrEqual(400);
+      expect(unpinned.status).toBe(elsewhere.status);
+      expect((await admin(a, "GET", "/admin/apps")).body.apps.some((app: { id: string }) => app.id === euKeys.app.id)).toBe(false);
+    } finally {
+      await eu.kill();
+      await nc.close();
+    }
+    // Its data dir, reused by a node of no region, is refused at start rather than served.
+    const refused = await promisify(execFile)(process.execPath, [CLI, "serve"], {
+      timeout: 20_000,
+      env: { ...process.env, SWITCHYARD_DATA_DIR: eu.dataDir, SWITCHYARD_PORT: "0", SWITCHYARD_HOST: "127.0.0.1", SWITCHYARD_ADMIN_TOKEN: eu.adminToken },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    rmSync(eu.dataDir, { recursive: true, force: true });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`SWITCHYARD_REGION: the data dir holds app ${euAppId}, which is pinned to region eu, and this node has no SWITCHYARD_REGION`);
+  }, 60_000);
 
   it("replicates end users' opt-in choices and /features/enabled events, so versions and event logs stay equal on every node", async () => {
     const [a, b, c] = nodes as [TestServer, TestServer, TestServer];

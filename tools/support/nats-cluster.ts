@@ -18,6 +18,8 @@ export interface NatsServerHandle {
   /** Starts it again on the same ports and store directory. */
   start(): Promise<void>;
   running(): boolean;
+  /** The running process's id (for reading its CPU time), undefined when it is not running. */
+  pid(): number | undefined;
 }
 
 export interface NatsCluster {
@@ -56,8 +58,9 @@ function makeCertificates(dir: string): { caFile: string; certFile: string; keyF
   return { caFile: join(dir, "ca.pem"), certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key") };
 }
 
-/** Where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
+/** NATS_SERVER_BIN when set (another build, or a missing one to see the benchmark skip); else where Debian puts it (not on a non-root PATH), else whatever the PATH finds. */
 export function natsServerBinary(): string {
+  if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
 }
 
@@ -148,6 +151,7 @@ async function startOnce(size: number, auth: NatsAuth | undefined, tls: boolean)
       clientPort,
       url: `${tls ? "tls" : "nats"}://127.0.0.1:${clientPort}`,
       running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+      pid: () => (child !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
       async start() {
         child = spawn(natsServerBinary(), ["-c", configFile], { stdio: ["ignore", "ignore", "pipe"] });
         child.stderr!.resume();
