@@ -4,17 +4,16 @@
  * with `Authorization` and `*-sdk-version` headers), credentialed responses, the `publishableKey` query on GETs, the
  * `prompting-init` answer and a credentialed EventSource on `/sse/client` all happen for real.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { CHROMIUM, HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../support/server.js";
 import { adminCall, createFixtureApp, listAll, type AppFixture } from "../sdk/fixtures.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const require = createRequire(import.meta.url);
 
 /** The packages' browser-ready builds: their `require` entries are UMD files defining `BucketBrowserSDK` / `ReflagBrowserSDK`. */
@@ -86,10 +85,7 @@ describe("browser SDKs in headless Chromium, from another origin", () => {
     });
     await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
     pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,18 +5,17 @@
  * answers it; one who does not qualify never gets it; the Bucket SDK's cached token from another environment is
  * refused with an Ably token error, which makes the SDK forget it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, createApp, request } from "../support/http.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { eventually, listAll } from "../sdk/fixtures.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const require = createRequire(import.meta.url);
 const BUNDLES: Record<string, string> = {
   "/bucket-browser-sdk.js": require.resolve("@bucketco/browser-sdk"),
@@ -105,10 +104,7 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
     });
     await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
     pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,18 +4,16 @@
  * served from another origin. The provider, the flag hook (with its remote config), `track`, feedback, live flag
  * updates (Reflag; the Bucket SDK has none) and an automated feedback prompt all run against a real Switchyard.
  */
-import { existsSync } from "node:fs";
+import { HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { build } from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, createApp } from "../support/http.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { eventually, listAll } from "../sdk/fixtures.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAS_CHROMIUM = existsSync(CHROMIUM);
 const PAGES = { reflag: "test/browser/react/reflag-page.tsx", bucket: "test/browser/react/bucket-page.tsx" } as const;
 type Sdk = keyof typeof PAGES;
 const USERS: Record<Sdk, string> = { reflag: "reflag-react-user", bucket: "bucket-react-user" };
@@ -71,10 +69,7 @@ describe("React SDKs in headless Chromium", () => {
     });
     await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
     pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -2,18 +2,17 @@
  * One real server and one headless Debian Chromium per dashboard test file; helpers for signing in, axe-core checks,
  * screenshots and console errors (a Content-Security-Policy violation shows up there and fails the check).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+export { CHROMIUM, HAS_CHROMIUM } from "../support/chromium.js";
+import { launchChromium } from "../support/chromium.js";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, PASSWORD } from "../support/accounts.js";
 import { startServer, type StartOptions, type TestServer } from "../support/server.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const HAS_CHROMIUM = existsSync(CHROMIUM);
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
@@ -33,7 +32,7 @@ export interface Harness {
 
 export async function startHarness(name: string, options: StartOptions = {}): Promise<Harness> {
   const server = await startServer({ ...options, env: { ...ACCOUNT_TEST_ENV, ...options.env } });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const shotsDir = join(SHOTS_ROOT, name);
   mkdirSync(shotsDir, { recursive: true });
   console.info(`dashboard screenshots: ${shotsDir}`);

@@ -2,22 +2,12 @@
  * Flag names (issue 18 part 2): set by the management API and `switchyard features put --name`, shown beside keys
  * (feature lists, `GET /features`, analytics, the Reflag CLI's `/api`), audited, and served as `optIn.name`.
  */
-import { spawn } from "node:child_process";
+import { switchyardCli } from "../support/switchyard-cli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, request } from "../support/http.js";
-import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
-function switchyard(server: TestServer, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args, "--url", server.url], { env: { PATH: process.env.PATH ?? "", SWITCHYARD_ADMIN_TOKEN: server.adminToken } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const switchyard = switchyardCli;
 
 describe(`flag names (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   let server: TestServer;

@@ -5,19 +5,18 @@
  * as that member, appears in the member's token list with its expiry, and stops working once revoked there; a token
  * past its lifetime stops working too. Denial, a wrong password and a wrong PKCE verifier are refused.
  */
+import { launchChromium } from "../support/chromium.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, asSession, createMember, PASSWORD, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
 import { connectMcp } from "../support/mcp.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 /** The editor's side of the redirect: a loopback server that hands over the query it is called back with. */
 async function callbackServer(): Promise<{ url: string; next(): Promise<URLSearchParams>; close(): void }> {
@@ -101,7 +100,7 @@ describe(`MCP OAuth sign-in (${NATIVE_MODE === "0" ? "native-free" : "native"} t
     keys = await createApp(server.url, server.adminToken, "Editors");
     await createMember(server.url, server.adminToken, "ada@oauth.test", "editor");
     await createMember(server.url, server.adminToken, "vic@oauth.test", "viewer");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     callback = await callbackServer();
   });
 

@@ -3,16 +3,16 @@
  * every environment as one change: one audit entry, one flagStateVersion bump per environment), editing a stage and
  * re-applying it, through the management API, the switchyard CLI and the Reflag CLI's `/api`.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { switchyardCli } from "../support/switchyard-cli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, createToken, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
 import { reflagProject, runReflag } from "../support/reflag-cli.js";
 import { openSse } from "../support/sse.js";
-import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
 const BETA_COMPANIES = [{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["beta"] } }];
@@ -27,16 +27,7 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
   };
   const evaluated = async (publishableKey: string, query = "") =>
     (await request(server.url, "GET", `/features/evaluated?context.user.id=u1&context.company.id=c1${query}&publishableKey=${publishableKey}`)).body.features;
-  const switchyard = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args, "--url", server.url], { env: { PATH: process.env.PATH ?? "", SWITCHYARD_ADMIN_TOKEN: server.adminToken } });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+  const switchyard = (args: string[]) => switchyardCli(server, args);
 
   beforeAll(async () => {
     server = await startServer({ env: ACCOUNT_TEST_ENV });

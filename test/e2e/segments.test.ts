@@ -3,14 +3,14 @@
  * inlined to the SDKs (the real @reflag/node-sdk evaluates GET /features locally), re-inlined as new targeting
  * versions when a segment changes, cycles refused, member companies paged; management API and switchyard CLI.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReflagClient } from "@reflag/node-sdk";
+import { switchyardCli } from "../support/switchyard-cli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, request } from "../support/http.js";
-import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
+import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
 const SDK_FILTER_TYPES = new Set(["constant", "context", "rolloutPercentage", "group", "negation"]);
 const planIs = (...plans: string[]) => ({ type: "context", field: "company.plan", operator: "ANY_OF", values: plans });
@@ -34,16 +34,7 @@ describe(`segments (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
   const segmentIds: Record<string, string> = {};
   const admin = (method: string, path: string, body?: unknown) => request(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
   const base = () => `/admin/apps/${keys.app.id}/segments`;
-  const switchyard = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args, "--url", server.url], { env: { PATH: process.env.PATH ?? "", SWITCHYARD_ADMIN_TOKEN: server.adminToken } });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+  const switchyard = (args: string[]) => switchyardCli(server, args);
 
   beforeAll(async () => {
     server = await startServer();
