@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { environmentOrNotFound } from "./route-lookups.js";
 import { parseJsonBody } from "../api/json-body.js";
 import { ok } from "../api/responses.js";
 import { schemaBody } from "../api/schema-body.js";
@@ -34,13 +35,6 @@ function body<TSchema extends v.GenericSchema>(context: Context, schema: TSchema
   return schemaBody(context.request, schema);
 }
 
-function environmentOrNotFound(context: Context): EnvironmentRecord {
-  // Worker threads commit tracking data; renew this thread's read snapshot so an admin read sees it at once.
-  context.services.store.refresh();
-  const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-  if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
-  return environment;
-}
 
 /** A 400 naming each segment the rules name that the app does not have (apply checks again, for races). */
 function checkSegmentsExist(context: Context, appId: string, input: unknown): void {

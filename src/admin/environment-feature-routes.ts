@@ -1,23 +1,16 @@
 import { ok } from "../api/responses.js";
+import { environmentOrNotFound } from "./route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
 import type { ApiResponse } from "../api/types.js";
-import { ServiceError } from "../errors/catalogue.js";
 import type { HistoryEntry } from "../features/records.js";
 import { staleFlags } from "../mcp/stale-flags.js";
 import type { Services } from "../services.js";
-import type { EnvironmentRecord } from "../tenancy/records.js";
 import type { EvaluateJob } from "../workers/protocol.js";
 import { presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
 
-function environmentOrNotFound(context: Context): EnvironmentRecord {
-  context.services.store.refresh();
-  const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-  if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
-  return environment;
-}
 
 /** The newest targeting or config version: when the feature last changed in this environment, and who did it. */
 function lastChangeOf(history: HistoryEntry[]): { at: string; kind: string; version: number; actor: HistoryEntry["actor"] | null } | null {

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { environmentOrNotFound } from "../admin/route-lookups.js";
 import { ok } from "../api/responses.js";
 import { schemaBody } from "../api/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
@@ -20,13 +21,6 @@ type Context = RouteContext<Services>;
 const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
 const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
-function environmentOrNotFound(context: Context): EnvironmentRecord {
-  // Worker threads commit tracking data; renew this thread's read snapshot so the answer includes it.
-  context.services.store.refresh();
-  const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-  if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
-  return environment;
-}
 
 function liveFeature(context: Context, environment: EnvironmentRecord): FeatureRecord {
   const featureKey = parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");

@@ -4,6 +4,7 @@
  * credential is a management one (an API token, the admin token, a member session) and its role is checked by the
  * one role table like every `/admin` route.
  */
+import { appOrNotFound } from "../admin/route-lookups.js";
 import * as v from "valibot";
 import { ok } from "../api/responses.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
@@ -22,11 +23,6 @@ import { stageOf } from "./stages.js";
 
 type Context = RouteContext<Services>;
 
-function appOrNotFound(context: Context): AppRecord {
-  const app = context.services.tenancy.getApp(context.params.appId!);
-  if (!app) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
-  return app;
-}
 
 function environmentsOf(context: Context, app: AppRecord): EnvironmentRecord[] {
   return app.environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);

@@ -1,4 +1,5 @@
 /** Segments per app and their member companies per environment (API.md §10); every write is a change. */
+import { appOrNotFound } from "../admin/route-lookups.js";
 import { ok } from "../api/responses.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
@@ -9,7 +10,6 @@ import { validateFilterTree } from "../schemas/rules.js";
 import { CreateSegmentBody, UpdateSegmentBody } from "../schemas/segments.js";
 import type { Services } from "../services.js";
 import { randomBase62 } from "../tenancy/identifiers.js";
-import type { AppRecord } from "../tenancy/records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../tracking/cursor.js";
 import { findCycle, segmentRefs } from "./inline.js";
 import { segmentMembers } from "./members.js";
@@ -18,12 +18,6 @@ import { SegmentRepository } from "./segment-repository.js";
 
 type Context = RouteContext<Services>;
 
-function appOrNotFound(context: Context): AppRecord {
-  context.services.store.refresh();
-  const app = context.services.tenancy.getApp(context.params.appId!);
-  if (!app) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
-  return app;
-}
 
 function segmentOrNotFound(context: Context, appId: string, idOrName: string): SegmentRecord {
   const segment = new SegmentRepository(context.services.store).findSegment(appId, idOrName);

@@ -1,4 +1,5 @@
 /** Release stages per app and putting a feature in one (API.md §10); every write is a change (src/management). */
+import { appOrNotFound } from "../admin/route-lookups.js";
 import { ok } from "../api/responses.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
@@ -19,12 +20,6 @@ import type { KvStore } from "../storage/kv.js";
 
 type Context = RouteContext<Services>;
 
-function appOrNotFound(context: Context): AppRecord {
-  context.services.store.refresh();
-  const app = context.services.tenancy.getApp(context.params.appId!);
-  if (!app) throw new ServiceError("NOT_FOUND", `No app ${context.params.appId}.`);
-  return app;
-}
 
 function stageOrNotFound(context: Context, app: AppRecord, idOrName: string): StageRecord {
   const stage = new StageRepository(context.services.store).findStage(app.id, idOrName);

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { environmentOrNotFound } from "../admin/route-lookups.js";
 import { ok } from "../api/responses.js";
 import { schemaBody } from "../api/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
@@ -8,16 +9,10 @@ import { submitChange } from "../management/submit.js";
 import { FeatureKey } from "../schemas/admin.js";
 import { parseOrThrow } from "../schemas/issues.js";
 import type { Services } from "../services.js";
-import type { EnvironmentRecord } from "../tenancy/records.js";
 import { getSurveyRule, listSurveyRules, PutSurveyBody } from "./survey-rules.js";
 
 type Context = RouteContext<Services>;
 
-function environmentOrNotFound(context: Context): EnvironmentRecord {
-  const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-  if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
-  return environment;
-}
 
 function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");

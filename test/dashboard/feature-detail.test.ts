@@ -301,7 +301,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     const others = page.getByRole("table").filter({ has: page.getByRole("rowheader", { name: "production" }) });
     await others.waitFor();
     const production = others.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "production" }) });
-    expect((await production.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["some", "5"]);
+    // The table appears before its rows are filled in: wait for the cells, not only the table.
+    await expect.poll(async () => (await production.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["some", "5"]);
     await expectNoSeriousA11yViolations(page, "feature detail in development");
     await page.getByRole("button", { name: "Copy production's rules here" }).click();
     await page.getByText("Copied production's targeting: saved as version 1.").waitFor();
