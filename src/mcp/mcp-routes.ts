@@ -30,7 +30,8 @@ function jsonRpcError(status: number, message: string, headers: Record<string, s
 function challenge(context: Context, error: string | undefined, description: string): ApiResponse {
   const origin = serviceOrigin(context.request, context.services.config.accounts.publicOrigin);
   const parts = [`resource_metadata="${origin}${PROTECTED_RESOURCE_PATH}${MCP_PATH}"`];
-  if (error) parts.unshift(`error="${error}"`, `error_description="${description}"`);
+  // Quoted-string values: no quote or backslash may end them early.
+  if (error) parts.unshift(`error="${error}"`, `error_description="${description.replace(/["\\]/g, "'")}"`);
   return jsonRpcError(401, description, { "www-authenticate": `Bearer ${parts.join(", ")}` });
 }
 
