@@ -2,7 +2,8 @@ import { createApiCore } from "./api/core.js";
 import { RateLimiter } from "./api/rate-limiter.js";
 import { HEALTH_ROUTES } from "./api/health-routes.js";
 import type { RouteSpec } from "./api/route.js";
-import { Router } from "./api/router.js";
+import { Router, type HttpMethod } from "./api/router.js";
+import { createDashboardRoutes } from "./web/dashboard-routes.js";
 import type { FrontEnd } from "./api/types.js";
 import { addAdminRoutes } from "./admin/admin-routes.js";
 import { AccountRepository } from "./accounts/account-repository.js";
@@ -16,6 +17,7 @@ import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLiveRoutes } from "./live/live-routes.js";
+import { MCP_ROUTES } from "./mcp/mcp-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { OPT_IN_ROUTES } from "./optin/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
@@ -41,19 +43,42 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface RunningService {
   port: number;
+  /** The admin port's bound port, when SWITCHYARD_ADMIN_PORT is set. */
+  adminPort: number | undefined;
   frontEnd: FrontEnd["kind"];
   store: Services["store"]["kind"];
   /** Drains in-flight requests, commits pending writes and closes everything. */
   stop(): Promise<void>;
 }
 
-function buildRouter(): Router<RouteSpec<Services>> {
-  const router = new Router<RouteSpec<Services>>();
-  for (const [method, pattern, spec] of HEALTH_ROUTES) router.add(method, pattern, spec as RouteSpec<Services>);
-  addAdminRoutes(router);
+/**
+ * The routers of the SDK port and of the admin port (API.md §9): with SWITCHYARD_ADMIN_PORT set, the management
+ * API and the dashboard are added only to the admin port's router and the rest only to the SDK port's (`/health`
+ * to both); without it, one router has everything. Routes go where their path prefix says, so a route added later
+ * lands on the right port without a second list.
+ */
+function buildRouters(splitAdmin: boolean): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
+  const sdk = new Router<RouteSpec<Services>>();
+  const admin = splitAdmin ? new Router<RouteSpec<Services>>() : sdk;
+  const add = (method: HttpMethod, pattern: string, spec: RouteSpec<Services>) => (isAdminSurface(pattern) ? admin : sdk).add(method, pattern, spec);
+  for (const [method, pattern, spec] of HEALTH_ROUTES) {
+    sdk.add(method, pattern, spec as RouteSpec<Services>);
+    if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
+  }
+  addAdminRoutes({ add });
+  for (const [method, pattern, spec] of MCP_ROUTES) add(method, pattern, spec);
+  for (const [method, pattern, spec] of createDashboardRoutes()) add(method, pattern, spec as RouteSpec<Services>);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
-  for (const [method, pattern, spec] of frontFacing) router.add(method, pattern, spec);
-  return router;
+  for (const [method, pattern, spec] of frontFacing) add(method, pattern, spec);
+  return { sdk, admin };
+}
+
+/**
+ * Paths of the admin surface (API.md §9): the management APIs (MCP included, with its OAuth metadata under
+ * `/.well-known`), metrics, the dashboard and the `/` that leads to it.
+ */
+export function isAdminSurface(pattern: string): boolean {
+  return pattern === "/" || /^\/(admin|api|metrics|dashboard|\.well-known)(\/|$)/.test(pattern);
 }
 
 /**
@@ -129,9 +154,13 @@ export async function startService(config: Config, log: Logger = createLogger(co
     isDraining: () => draining,
   };
 
-  const core = createApiCore(services, buildRouter());
-  const frontEnd = adapters.createFrontEnd(core, { maxUrlLength: 32 * 1024, idleTimeoutSeconds: 10 });
+  const routers = buildRouters(config.adminPort !== undefined);
+  const limits = { maxUrlLength: 32 * 1024, idleTimeoutSeconds: 10 };
+  const frontEnd = adapters.createFrontEnd(createApiCore(services, routers.sdk), limits);
+  const adminFrontEnd = config.adminPort === undefined ? undefined : adapters.createFrontEnd(createApiCore(services, routers.admin), limits);
+  const adminPort = adminFrontEnd ? await adminFrontEnd.listen(config.host, config.adminPort!) : undefined;
   const port = await frontEnd.listen(config.host, config.port);
+  const frontEnds = adminFrontEnd ? [frontEnd, adminFrontEnd] : [frontEnd];
 
   const crossProcessPoll = setInterval(() => {
     store.refresh();
@@ -141,22 +170,24 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }, CROSS_PROCESS_POLL_MS);
   crossProcessPoll.unref();
 
-  log.info("listening", { host: config.host, port, frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
+  log.info("listening", { host: config.host, port, ...(adminPort !== undefined ? { adminPort } : {}), frontEnd: frontEnd.kind, store: store.kind, executor: executor.kind, workers: config.workers });
 
   let stopping: Promise<void> | undefined;
   return {
     port,
+    adminPort,
     frontEnd: frontEnd.kind,
     store: store.kind,
     stop() {
       stopping ??= (async () => {
         draining = true;
-        frontEnd.stopListening();
+        for (const each of frontEnds) each.stopListening();
         const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+        const inFlight = () => frontEnds.reduce((sum, each) => sum + each.inFlight(), 0);
         // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
-        while ((frontEnd.inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
-        frontEnd.closeAll();
+        for (const each of frontEnds) each.closeAll();
         await executor.close();
         await store.close();
         log.info("stopped", { port });

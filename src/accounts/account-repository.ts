@@ -1,5 +1,5 @@
 import { key, prefixRange, type KvStore } from "../storage/kv.js";
-import type { AdminTokenRecord, MemberRecord, ResetRecord, SessionRecord, TokenRecord } from "./records.js";
+import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, ResetRecord, SessionRecord, TokenRecord } from "./records.js";
 
 type CredentialKind = "session" | "token" | "reset";
 const ADMIN_TOKEN_KEY = "admin-token";
@@ -10,7 +10,8 @@ const ADMIN_TOKEN_KEY = "admin-token";
  *
  * `members`: `id␀<memberId>` → record, `email␀<email>` → member id.
  * `credentials`: `session␀<digest>`, `token␀<digest>`, `reset␀<digest>` → record; `token-id␀<tokenId>` → digest;
- * `member␀<memberId>␀<kind>␀<digest>` → true (what to revoke with a member); `admin-token` → AdminTokenRecord.
+ * `member␀<memberId>␀<kind>␀<digest>` → true (what to revoke with a member); `admin-token` → AdminTokenRecord;
+ * `oauth-client␀<clientId>` → OAuthClientRecord; `oauth-code␀<digest>` → OAuthCodeRecord.
  */
 export class AccountRepository {
   constructor(private readonly store: KvStore) {}
@@ -78,7 +79,27 @@ export class AccountRepository {
     return this.credentials.get(ADMIN_TOKEN_KEY) as AdminTokenRecord | undefined;
   }
 
+  oauthClient(clientId: string): OAuthClientRecord | undefined {
+    return this.credentials.get(key("oauth-client", clientId)) as OAuthClientRecord | undefined;
+  }
+
+  oauthCode(digest: string): OAuthCodeRecord | undefined {
+    return this.credentials.get(key("oauth-code", digest)) as OAuthCodeRecord | undefined;
+  }
+
   // Writes: inside a management apply transaction only.
+
+  putOAuthClient(client: OAuthClientRecord): void {
+    this.credentials.put(key("oauth-client", client.id), client);
+  }
+
+  putOAuthCode(digest: string, code: OAuthCodeRecord): void {
+    this.credentials.put(key("oauth-code", digest), code);
+  }
+
+  removeOAuthCode(digest: string): void {
+    this.credentials.remove(key("oauth-code", digest));
+  }
 
   putMember(member: MemberRecord, previousEmail?: string): void {
     if (previousEmail !== undefined && previousEmail !== member.email) this.memberIds.remove(key("email", previousEmail));

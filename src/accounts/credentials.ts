@@ -95,6 +95,7 @@ export class Credentials implements ManagementCredentials {
       const token = accounts.token(digest);
       const member = token && accounts.getMember(token.memberId);
       if (!token || !member) throw new ServiceError("UNAUTHORIZED", "The API token is not valid.");
+      if (token.expiresAt && this.now() >= Date.parse(token.expiresAt)) throw new ServiceError("UNAUTHORIZED", "The API token has expired.");
       const principal: TokenPrincipal = {
         kind: "token",
         tokenId: token.id,

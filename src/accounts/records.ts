@@ -42,6 +42,30 @@ export interface TokenRecord {
   readOnly: boolean;
   createdAt: string;
   lastUsedAt: string | null;
+  /** Tokens issued through OAuth (an editor's MCP sign-in) expire; personal tokens have none (absent or null). */
+  expiresAt?: string | null;
+  /** The OAuth client (editor) the token was issued to, for the token list. */
+  oauthClient?: { id: string; name: string } | null;
+}
+
+/** An OAuth client registered dynamically (RFC 7591) by an editor: public, PKCE only, no secret. */
+export interface OAuthClientRecord {
+  id: string;
+  name: string;
+  redirectUris: string[];
+  createdAt: string;
+}
+
+/** A one-time OAuth authorization code a member's approval issued, stored under the SHA-256 digest of the code. */
+export interface OAuthCodeRecord {
+  id: string;
+  clientId: string;
+  memberId: string;
+  redirectUri: string;
+  /** PKCE S256 challenge (base64url SHA-256 of the verifier). */
+  codeChallenge: string;
+  createdAt: string;
+  expiresAt: string;
 }
 
 /** A one-time password reset token, stored under the SHA-256 digest of its secret. */
@@ -91,5 +115,14 @@ export function presentMember(member: MemberRecord) {
 
 /** A token as answers show it: never the secret, which is not stored. */
 export function presentToken(token: TokenRecord) {
-  return { id: token.id, name: token.name, readOnly: token.readOnly, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt, memberId: token.memberId };
+  return {
+    id: token.id,
+    name: token.name,
+    readOnly: token.readOnly,
+    createdAt: token.createdAt,
+    lastUsedAt: token.lastUsedAt,
+    memberId: token.memberId,
+    expiresAt: token.expiresAt ?? null,
+    oauthClient: token.oauthClient ?? null,
+  };
 }

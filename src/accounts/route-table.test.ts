@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MANAGEMENT_ROUTES } from "../admin/admin-routes.js";
+import { TOOLS } from "../mcp/tools.js";
 import type { ManagementPrincipal } from "./principal.js";
 import { permits, ROLES } from "./roles.js";
 
@@ -23,10 +24,18 @@ function rows(): string[] {
   });
 }
 
+/** One row per MCP tool: a read tool counts as a GET, a write tool as a state-changing request (src/mcp/mcp-server.ts). */
+function toolRows(): string[] {
+  return TOOLS.map((tool) => {
+    const cells = principals.map(([, principal]) => (permits(principal, tool.permission, tool.permission === "read" ? "GET" : "POST") ? "yes" : "—"));
+    return `| \`${tool.name}\` (MCP tool) | ${tool.permission} | ${cells.join(" | ")} |`;
+  });
+}
+
 describe("route × role table", () => {
   it("gives every management route a permission, or makes it public on purpose", () => {
     for (const [method, path, spec] of MANAGEMENT_ROUTES) {
-      expect(path.startsWith("/admin/"), path).toBe(true);
+      expect(path.startsWith("/admin/") || path.startsWith("/api/"), path).toBe(true);
       if (spec.access === "public") expect(["/admin/setup", "/admin/session", "/admin/password-reset"], `${method} ${path}`).toContain(path);
       else expect(spec.permission, `${method} ${path}`).toBeDefined();
     }
@@ -34,6 +43,6 @@ describe("route × role table", () => {
 
   it("is printed in docs/SECURITY.md exactly as the code decides it, route by route", () => {
     const documented = SECURITY.split("\n").filter((line) => line.startsWith("| `"));
-    expect(documented).toEqual(rows());
+    expect(documented).toEqual([...rows(), ...toolRows()]);
   });
 });

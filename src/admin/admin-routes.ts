@@ -15,8 +15,11 @@ import type { EnvironmentRecord } from "../tenancy/records.js";
 import { planApp, planEnvironment } from "../tenancy/tenancy-repository.js";
 import { ANALYTICS_ROUTES } from "../analytics/analytics-routes.js";
 import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
+import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
+import { STAGE_ROUTES } from "../stages/stage-routes.js";
 import { SURVEY_ROUTES } from "../surveys/survey-routes.js";
 import { envelopeFor, submitChange } from "../management/submit.js";
+import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -214,9 +217,18 @@ function environmentsOf(context: Context, environmentIds: string[]): Environment
   return environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);
 }
 
-/** Every `/admin/...` route, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...ADMIN_ROUTES, ...TRACKED_DATA_ROUTES, ...ANALYTICS_ROUTES, ...SURVEY_ROUTES, ...ACCOUNT_ROUTES];
+/** Every `/admin/...` route and the Reflag surface under `/api`, with its permission: what docs/SECURITY.md's route × role table lists. */
+export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ...ADMIN_ROUTES,
+  ...ENVIRONMENT_FEATURE_ROUTES,
+  ...TRACKED_DATA_ROUTES,
+  ...ANALYTICS_ROUTES,
+  ...STAGE_ROUTES,
+  ...SURVEY_ROUTES,
+  ...ACCOUNT_ROUTES,
+  ...REFLAG_API_ROUTES,
+];
 
-export function addAdminRoutes(router: Router<RouteSpec<Services>>): void {
+export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {
   for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);
 }

@@ -1,4 +1,4 @@
-import type { FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 
 /** An app as listed after creation: keys masked, never in clear. */
@@ -23,6 +23,7 @@ export function presentFeature(feature: FeatureRecord) {
   return {
     key: feature.key,
     id: feature.id,
+    name: displayName(feature),
     description: feature.description,
     link: feature.link,
     stage: feature.stage,

@@ -30,7 +30,7 @@ interface Standing {
 export interface FeaturesAnswer {
   from: string;
   to: string;
-  features: { key: string; companies: Record<"none" | "tried" | "retained" | "churned" | "adopted", number>; satisfaction: SatisfactionView; exposure: { companies: number } }[];
+  features: { key: string; name: string; companies: Record<"none" | "tried" | "retained" | "churned" | "adopted", number>; satisfaction: SatisfactionView; exposure: { companies: number } }[];
 }
 
 export interface FeatureCompaniesAnswer {
@@ -43,7 +43,7 @@ export interface FeatureCompaniesAnswer {
 export interface CompanyAnswer {
   from: string;
   to: string;
-  features: ({ key: string } & Standing)[];
+  features: ({ key: string; name: string } & Standing)[];
 }
 
 const average = (satisfaction: SatisfactionView): Cell => (satisfaction.average === null ? null : Number(satisfaction.average.toFixed(2)));
@@ -53,9 +53,10 @@ export function featuresTable(answer: FeaturesAnswer): string {
   return (
     windowLine(answer) +
     renderTable(
-      ["feature", "none", "tried", "retained", "churned", "adopted", "feedback", "avg score", "exposed"],
+      ["feature", "name", "none", "tried", "retained", "churned", "adopted", "feedback", "avg score", "exposed"],
       answer.features.map((feature) => [
         feature.key,
+        feature.name,
         feature.companies.none,
         feature.companies.tried,
         feature.companies.retained,
@@ -81,8 +82,8 @@ export function companyTable(answer: CompanyAnswer): string {
   return (
     windowLine(answer) +
     renderTable(
-      ["feature", "state", "usage days", "last used", "feedback", "avg score"],
-      answer.features.map((row) => [row.key, row.state, row.usageDays, row.lastUsedAt, row.satisfaction.count, average(row.satisfaction)]),
+      ["feature", "name", "state", "usage days", "last used", "feedback", "avg score"],
+      answer.features.map((row) => [row.key, row.name, row.state, row.usageDays, row.lastUsedAt, row.satisfaction.count, average(row.satisfaction)]),
     )
   );
 }

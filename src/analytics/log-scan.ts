@@ -3,7 +3,7 @@
  * it is the reference the aggregates are tested against (src/analytics/*.test.ts) and the baseline they are
  * measured against (bench/analytics/summary-vs-scan.ts). It shares only the definitions (states, days) with them.
  */
-import type { FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/records.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";
 import { readLog, type LogTable } from "../tracking/append-log.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
@@ -86,7 +86,7 @@ export function scanAnalytics(store: KvStore, environmentId: string, features: r
       count += scores.count;
       sum += scores.sum;
     }
-    summaries.push({ key: feature.key, companies: counts, satisfaction: satisfactionOf(count, sum), exposure: { companies: tally.exposed.size } });
+    summaries.push({ key: feature.key, name: displayName(feature), companies: counts, satisfaction: satisfactionOf(count, sum), exposure: { companies: tally.exposed.size } });
     standings.set(feature.key, perCompany);
   }
   return { summaries, standings };

@@ -1,4 +1,4 @@
-import type { FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/records.js";
 import { key, lastKeyPart, prefixRange, type KvStore, type KvTable } from "../storage/kv.js";
 import { cellPrefix, dayKeyPart, isAggregatableName, parseCellKey, type CellKind, type SatisfactionCell, type UsageCell } from "./keys.js";
 import { adoptionState, NO_USAGE, satisfactionOf, type AdoptionState, type Satisfaction, type WindowUsage } from "./states.js";
@@ -7,6 +7,8 @@ import type { AnalyticsWindow } from "./window.js";
 /** `GET …/analytics/features` → `features[]`. */
 export interface FeatureSummary {
   key: string;
+  /** The feature's display name (its key when it has none). */
+  name: string;
   companies: Record<AdoptionState | "adopted", number>;
   satisfaction: Satisfaction;
   exposure: { companies: number };
@@ -21,7 +23,7 @@ export interface CompanyStanding {
 }
 
 export type FeatureCompanyRow = { companyId: string } & CompanyStanding;
-export type CompanyFeatureRow = { key: string } & CompanyStanding;
+export type CompanyFeatureRow = { key: string; name: string } & CompanyStanding;
 
 export interface FeatureCompaniesPage {
   companies: FeatureCompanyRow[];
@@ -75,7 +77,7 @@ export class AnalyticsQueries {
       });
       const exposed = new Set<string>();
       this.forEachCell(environmentId, "x", feature.key, window.fromDay, window.toDay, ALL_COMPANIES, (companyId) => exposed.add(companyId));
-      return { key: feature.key, companies: counts, satisfaction: satisfactionOf(scored, sum), exposure: { companies: exposed.size } };
+      return { key: feature.key, name: displayName(feature), companies: counts, satisfaction: satisfactionOf(scored, sum), exposure: { companies: exposed.size } };
     });
   }
 
@@ -110,7 +112,7 @@ export class AnalyticsQueries {
     const usage = this.usageColumns(environmentId, features, window, selection, indexOf([companyId]));
     return features.map((feature, index) => {
       const satisfaction = this.satisfactionByCompany(environmentId, feature.key, window, selection);
-      return { key: feature.key, ...standing(windowUsage(usage[index]!, 0), satisfaction.get(companyId), retentionDays, window) };
+      return { key: feature.key, name: displayName(feature), ...standing(windowUsage(usage[index]!, 0), satisfaction.get(companyId), retentionDays, window) };
     });
   }
 

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
 import { adminTokenCommand, audit, members, tokens } from "./account-commands.js";
+import { featureStage, stages } from "./release-commands.js";
 import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
@@ -29,8 +30,15 @@ $SWITCHYARD_DATA_DIR/admin-token):
   switchyard envs create APP_ID NAME
   switchyard keys rotate ENV_ID publishable|secret
   switchyard features list APP_ID
-  switchyard features put APP_ID KEY [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
+  switchyard features put APP_ID KEY [--name NAME] [--description T] [--link URL] [--stage S] [--opt-in true|false] [--usage-events a,b]
   switchyard features archive APP_ID KEY
+  switchyard features stage APP_ID KEY STAGE       (STAGE: an id or a name; writes its targeting in every environment)
+  switchyard stages list APP_ID
+  switchyard stages create APP_ID NAME [--order N] [--targeting FILE.json]
+                                                   (FILE holds {"<envId>": {"rules": [...]}, ...})
+  switchyard stages update APP_ID STAGE [--name N] [--order N] [--targeting FILE.json] [--reapply]
+                                                   (--reapply: write the rules to every feature in the stage)
+  switchyard stages delete APP_ID STAGE
   switchyard features show ENV_ID KEY
   switchyard targeting set ENV_ID KEY FILE.json    (FILE holds {"rules": [...]})
   switchyard config set ENV_ID KEY FILE.json       (FILE holds {"variants": [...]})
@@ -182,6 +190,8 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
     return query.size > 0 ? `?${query}` : "";
   };
   if (area === "analytics") return analytics(client, action, first, second, values);
+  if (area === "stages") return stages(client, action, first, second, values);
+  if (area === "features" && action === "stage") return featureStage(client, first, second, third);
   if (area === "surveys") return surveys(client, action, first, second, values);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
@@ -202,6 +212,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
       return client.call("GET", `/admin/apps/${segment(first, "APP_ID")}/features`);
     case "features put": {
       const body: Record<string, unknown> = {};
+      if (values.name !== undefined) body.name = values.name === "" ? null : values.name;
       if (values.description !== undefined) body.description = values.description;
       if (values.link !== undefined) body.link = values.link;
       if (values.stage !== undefined) body.stage = values.stage;
@@ -250,6 +261,9 @@ async function run(): Promise<void> {
       to: { type: "string" },
       json: { type: "boolean" },
       "retention-days": { type: "string" },
+      order: { type: "string" },
+      targeting: { type: "string" },
+      reapply: { type: "boolean" },
       question: { type: "string" },
       "after-uses": { type: "string" },
       "after-days": { type: "string" },

@@ -5,6 +5,8 @@ import * as v from "valibot";
 /** Everything the service reads from its environment, validated once and frozen. */
 export interface Config {
   readonly port: number;
+  /** API.md §9: when set, the management API and the dashboard listen only here; SDK traffic stays on `port`. */
+  readonly adminPort: number | undefined;
   readonly host: string;
   readonly dataDir: string;
   readonly adminToken: string | undefined;
@@ -49,6 +51,8 @@ export interface AccountsConfig {
   readonly signInWindowMs: number;
   /** log2 of scrypt's N for new password hashes (stored with each hash, so a change applies to new passwords). */
   readonly passwordCost: number;
+  /** How long an access token issued through OAuth (an editor's MCP sign-in) stays valid. */
+  readonly oauthTokenTtlMs: number;
 }
 
 const integerFrom = (minimum: number, maximum: number) =>
@@ -63,6 +67,7 @@ const integerFrom = (minimum: number, maximum: number) =>
 
 const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_PORT: v.optional(integerFrom(0, 65535), "3000"),
+  SWITCHYARD_ADMIN_PORT: v.optional(integerFrom(0, 65535)),
   SWITCHYARD_HOST: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "0.0.0.0"),
   SWITCHYARD_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "./data"),
   SWITCHYARD_ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
@@ -81,6 +86,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SSE_MAX_STREAMS: v.optional(integerFrom(1, 1_000_000), "10000"),
   SWITCHYARD_PUBLIC_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an http(s) origin such as https://flags.example.com"))),
   // Tests shorten both to see expiry without waiting hours; below 100 ms a session could not survive one request.
+  SWITCHYARD_OAUTH_TOKEN_TTL_MS: v.optional(integerFrom(1000, 366 * 86_400_000), String(30 * 86_400_000)),
   SWITCHYARD_SESSION_IDLE_MS: v.optional(integerFrom(100, 31 * 86_400_000), String(2 * 3_600_000)),
   SWITCHYARD_SESSION_ABSOLUTE_MS: v.optional(integerFrom(100, 366 * 86_400_000), String(12 * 3_600_000)),
   SWITCHYARD_SIGNIN_MAX_FAILURES: v.optional(integerFrom(1, 1_000_000), "5"),
@@ -109,6 +115,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   const native = input.SWITCHYARD_NATIVE === "1" || input.SWITCHYARD_NATIVE === "on" ? "on" : input.SWITCHYARD_NATIVE === "auto" ? "auto" : "off";
   return Object.freeze({
     port: input.SWITCHYARD_PORT,
+    adminPort: input.SWITCHYARD_ADMIN_PORT,
     host: input.SWITCHYARD_HOST,
     dataDir: resolve(input.SWITCHYARD_DATA_DIR),
     adminToken: input.SWITCHYARD_ADMIN_TOKEN,
@@ -134,6 +141,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       signInMaxFailuresPerAddress: input.SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS,
       signInWindowMs: input.SWITCHYARD_SIGNIN_WINDOW_MS,
       passwordCost: input.SWITCHYARD_PASSWORD_COST,
+      oauthTokenTtlMs: input.SWITCHYARD_OAUTH_TOKEN_TTL_MS,
     }),
   });
 }

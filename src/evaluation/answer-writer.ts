@@ -9,7 +9,7 @@
  */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
 import type { EvaluationScope } from "./compile-filter.js";
-import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
+import { evaluatedFeature } from "./evaluated-feature.js";
 import { optInItem } from "./evaluate-ruleset.js";
 import { serializeEvaluation } from "./serialize-evaluation.js";
 import type { EvaluatedFeature, OptInItem } from "./types.js";
@@ -211,7 +211,7 @@ class Outcome implements OutcomeView {
     const { feature, radix, optIn } = this;
     const names = feature.ruleset.fields.names;
     const isEnabled = this.rules !== 0 || optIn?.isOptedIn === true;
-    return resultOf(
+    return evaluatedFeature(
       feature,
       isEnabled,
       booleansOf(this.rules, feature.targetingRuleCount),
@@ -232,7 +232,7 @@ function uncachedItem(feature: CompiledFeature, scope: EvaluationScope, optIn: O
   if (options.onlyEnabled === true && !isEnabled) return undefined;
   const variantResults = runList(feature.variantRules, scope);
   const variantMissing = namesOf(scope.missing, scope.missingCount, fields.names);
-  const item = resultOf(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
+  const item = evaluatedFeature(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
   options.onItem?.(feature, { item: () => item, memo: undefined });
   return encodeItem(item);
 }
@@ -243,27 +243,6 @@ function runList(rules: CompiledRules, scope: EvaluationScope): boolean[] {
   return rules.runs.map((run) => run(scope));
 }
 
-function resultOf(
-  feature: CompiledFeature,
-  isEnabled: boolean,
-  ruleResults: boolean[],
-  missing: string[],
-  variantResults: boolean[],
-  variantMissing: string[],
-  optIn: OptInItem | undefined,
-): EvaluatedFeature {
-  const matched = variantResults.indexOf(true);
-  const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
-  const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
-  const result: EvaluatedFeature = new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
-  if (optIn !== undefined) {
-    result.optInEnabled = true;
-    result.optIn = optIn;
-  }
-  return result;
-}
-
-/** `"<key>":{…}`: the item as serializeEvaluation writes it inside the features map. */
 function encodeItem(item: EvaluatedFeature): Uint8Array {
   const text = serializeEvaluation([item]);
   return encoder.encode(text.slice(1, -1));

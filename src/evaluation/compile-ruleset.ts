@@ -37,7 +37,7 @@ export interface CompiledFeature {
   readonly variantRules: CompiledRules;
   readonly variants: readonly CompiledVariant[];
   /** Set when the feature allows opt-in. */
-  readonly optIn: { readonly description: string | null } | undefined;
+  readonly optIn: { readonly name: string; readonly description: string | null } | undefined;
   /** How many targeting rules and config variants are evaluated (a list that could not compile counts as all false). */
   readonly targetingRuleCount: number;
   readonly variantRuleCount: number;
@@ -160,7 +160,9 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
     targeting: targeting.rules,
     variantRules: variantRules.rules,
     variants,
-    optIn: definition.optIn ? { description: typeof definition.optIn.description === "string" ? definition.optIn.description : null } : undefined,
+    optIn: definition.optIn
+      ? { name: typeof definition.optIn.name === "string" ? definition.optIn.name : key, description: typeof definition.optIn.description === "string" ? definition.optIn.description : null }
+      : undefined,
     targetingRuleCount: ruleCount(targeting.rules),
     variantRuleCount: ruleCount(variantRules.rules),
     targetingRadix: 2 ** ruleCount(targeting.rules),

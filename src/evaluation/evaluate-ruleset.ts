@@ -1,7 +1,7 @@
 /** Evaluates a compiled ruleset against one context. Never throws. */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
 import { missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
-import { EvaluatedConfigResult, EvaluatedFeatureResult } from "./evaluated-feature.js";
+import { EvaluatedConfigResult, evaluatedFeature, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { resolveFields } from "./flatten-context.js";
 import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
 
@@ -68,16 +68,7 @@ function evaluateFeature(
     if (onlyEnabled && !isEnabled) return undefined;
     const variantResults = evaluateRules(feature.variantRules, scope);
     const variantMissing = missingNames(scope, fields);
-    const matched = variantResults.indexOf(true);
-    const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
-    const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
-    const result: EvaluatedFeature = new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
-    if (optIn !== undefined) {
-      // Extra fields take serializeEvaluation's generic path for this item; opt-in features are few.
-      result.optInEnabled = true;
-      result.optIn = optIn;
-    }
-    return result;
+    return evaluatedFeature(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
   } catch {
     // Unreachable with compiled closures (they do not throw); kept so that one feature can never fail a request.
     return onlyEnabled ? undefined : disabled(feature);
@@ -88,7 +79,7 @@ function evaluateFeature(
 export function optInItem(feature: CompiledFeature, optIns: EvaluateOptions["optIns"]): OptInItem {
   const userOptedIn = optIns?.user.has(feature.key) === true;
   const companyOptedIn = optIns?.company.has(feature.key) === true;
-  return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.key, description: feature.optIn?.description ?? null };
+  return { userOptedIn, companyOptedIn, isOptedIn: userOptedIn || companyOptedIn, name: feature.optIn?.name ?? feature.key, description: feature.optIn?.description ?? null };
 }
 
 function evaluateRules(rules: CompiledRules, scope: EvaluationScope): boolean[] {

@@ -3,7 +3,7 @@
  * privately remember what they were computed from, so serializeEvaluation can reuse precomputed JSON fragments.
  */
 import type { CompiledFeature, CompiledVariant } from "./compile-ruleset.js";
-import type { EvaluatedConfig, EvaluatedFeature } from "./types.js";
+import type { EvaluatedConfig, EvaluatedFeature, OptInItem } from "./types.js";
 
 /** The `config` of an evaluated feature. */
 export class EvaluatedConfigResult implements EvaluatedConfig {
@@ -71,6 +71,28 @@ export class EvaluatedFeatureResult implements EvaluatedFeature {
   static sourceOf(item: EvaluatedFeature): CompiledFeature | undefined {
     return typeof item === "object" && item !== null && #source in item ? item.#source : undefined;
   }
+}
+
+/** A feature's evaluation result from its rule and variant results (the first matching variant is served). */
+export function evaluatedFeature(
+  feature: CompiledFeature,
+  isEnabled: boolean,
+  ruleResults: boolean[],
+  missing: string[],
+  variantResults: boolean[],
+  variantMissing: string[],
+  optIn: OptInItem | undefined,
+): EvaluatedFeature {
+  const matched = variantResults.indexOf(true);
+  const variant = matched === -1 ? null : (feature.variants[matched] ?? null);
+  const config = new EvaluatedConfigResult(feature.configVersion, variant, variantResults, variantMissing);
+  const result: EvaluatedFeature = new EvaluatedFeatureResult(feature, isEnabled, ruleResults, missing, config);
+  if (optIn !== undefined) {
+    // Extra fields take serializeEvaluation's generic path for this item; opt-in features are few.
+    result.optInEnabled = true;
+    result.optIn = optIn;
+  }
+  return result;
 }
 
 /** Own enumerable fields of an unmodified item and of its config; more means someone added fields. */

@@ -10,7 +10,7 @@ export interface FeatureDefinition {
   targeting: { version: number; rules: { filter: Filter }[] };
   config: { version: number; variants: { filter: Filter; key: string; payload: unknown }[] };
   /** Present when the feature lets users and companies opt in: an opted-in one sees it on. */
-  optIn?: { description: string | null };
+  optIn?: { name?: string; description: string | null };
 }
 
 /** The `optIn` item of an evaluated feature, in the shape the Reflag browser SDK validates. */
@@ -18,7 +18,7 @@ export interface OptInItem {
   userOptedIn: boolean;
   companyOptedIn: boolean;
   isOptedIn: boolean;
-  /** Features have no display name; the key stands in. */
+  /** The feature's display name (its key when it has none). */
   name: string;
   description: string | null;
 }

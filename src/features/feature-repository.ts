@@ -5,6 +5,7 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./records.js";
 
 export interface FeatureChanges {
+  name?: string | null;
   description?: string | null;
   link?: string | null;
   stage?: string | null;
@@ -109,6 +110,7 @@ export class FeatureRepository {
     const base: FeatureRecord = previous ?? {
       id: newId,
       key: featureKey,
+      name: null,
       description: null,
       link: null,
       stage: null,
@@ -118,9 +120,23 @@ export class FeatureRepository {
       archivedAt: null,
     };
     const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
+    // A stage written as a plain label takes the feature out of any release stage it was put in.
+    if (changes.stage !== undefined) feature.stageId = null;
     this.features.put(key(appId, "key", featureKey), feature);
     this.featureIds.put(key(appId, "id", feature.id), featureKey);
     return { feature, previous, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };
+  }
+
+  /**
+   * Puts a live feature in a release stage (its label and id) without bumping any flagStateVersion: the caller
+   * writes the stage's targeting next, which bumps each environment once. Undefined when there is no such feature.
+   */
+  writeStage(appId: string, featureKey: string, stageId: string | null, stageName: string | null): { feature: FeatureRecord; previous: FeatureRecord } | undefined {
+    const previous = this.getFeature(appId, featureKey);
+    if (!previous) return undefined;
+    const feature: FeatureRecord = { ...previous, stage: stageName, stageId };
+    this.features.put(key(appId, "key", featureKey), feature);
+    return { feature, previous };
   }
 
   /** Archives a feature: it disappears from every environment's answers. Undefined when there was none. */

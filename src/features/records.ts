@@ -2,14 +2,23 @@
 export interface FeatureRecord {
   id: string;
   key: string;
+  /** The display name people see; null (features made before names existed) shows the key. */
+  name: string | null;
   description: string | null;
   link: string | null;
   stage: string | null;
+  /** The app release stage the feature was put in (API.md §10); absent or null when `stage` is only a label. */
+  stageId?: string | null;
   createdAt: string;
   optInEnabled: boolean;
   /** Extra event names that count as usage of this feature (analytics). */
   usageEvents: string[];
   archivedAt: string | null;
+}
+
+/** What people see for a feature: its name, else its key. */
+export function displayName(feature: Pick<FeatureRecord, "key" | "name">): string {
+  return feature.name ?? feature.key;
 }
 
 /** Stored exactly as saved: the rule trees are opaque here and validated before they reach the store. */

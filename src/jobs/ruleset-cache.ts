@@ -1,5 +1,6 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../evaluation/index.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
+import { displayName } from "../features/records.js";
 import type { KvStore } from "../storage/kv.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 
@@ -41,7 +42,7 @@ export class RulesetCache {
       stage: feature.stage,
       targeting: state.targeting as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
-      ...(feature.optInEnabled ? { optIn: { description: feature.description } } : {}),
+      ...(feature.optInEnabled ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
     }));
     const ruleset = compileRuleset(definitions);
     const allowsOptIn = definitions.some((definition) => definition.optIn !== undefined);

@@ -16,14 +16,16 @@ function environmentEntity(kind: string, environment: EnvironmentRecord) {
   return { kind, id: environment.id, environmentId: environment.id, appId: environment.appId };
 }
 
-const FEATURE_FIELDS = ["description", "link", "stage", "optInEnabled", "usageEvents"] as const;
+const FEATURE_FIELDS = ["name", "description", "link", "stage", "optInEnabled", "usageEvents"] as const;
 
 /** The fields a feature write changed, as `{field: {from, to}}` (all of them, from null, for a new feature). */
 function featureDiff(before: FeatureRecord | undefined, after: FeatureRecord): Record<string, { from: unknown; to: unknown }> {
   const diff: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of FEATURE_FIELDS) {
-    const from = before ? before[field] : null;
-    if (JSON.stringify(from) !== JSON.stringify(after[field])) diff[field] = { from, to: after[field] };
+    // `name` is optional on stored features: absent reads as null.
+    const from = (before ? before[field] : null) ?? null;
+    const to = after[field] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) diff[field] = { from, to };
   }
   return diff;
 }
@@ -76,6 +78,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
   },
 
   "feature.put"({ features }, change) {
+    if (change.createOnly && features.getFeature(change.appId, change.featureKey)) return refused("CONFLICT", `Feature ${change.featureKey} exists.`);
     const written = features.writeFeature(change.appId, change.featureKey, change.fields, change.featureId, change.at);
     if (!written) return refused("NOT_FOUND", `No app ${change.appId}.`);
     const { feature, previous } = written;

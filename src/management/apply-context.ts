@@ -1,6 +1,7 @@
 import type { AccountRepository } from "../accounts/account-repository.js";
 import type { AuditLog } from "../accounts/audit-log.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
+import type { StageRepository } from "../stages/stage-repository.js";
 import type { KvStore } from "../storage/kv.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
@@ -11,6 +12,7 @@ export interface ApplyContext {
   store: KvStore;
   tenancy: TenancyRepository;
   features: FeatureRepository;
+  stages: StageRepository;
   accounts: AccountRepository;
   audit: AuditLog;
   /** This change's audit cursor, reserved on first call (after validation: a refused change reserves nothing). */

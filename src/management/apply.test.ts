@@ -49,6 +49,10 @@ function script(): ManagementChange[] {
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
     change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
     change("analytics.rebuild", { environmentId: production }),
+    change("stage.create", { appId, stage: { id: "st_dogfood0001", name: "Dogfood", order: 5, targeting: { [production]: { rules: [{ filter: { type: "constant", value: true } }] } }, createdAt: new Date(clock).toISOString() } }),
+    change("feature.stage", { appId, featureKey: "huddle", stageId: "st_beta" }, OWNER_ACTOR),
+    change("stage.update", { appId, stageId: "st_beta", fields: { name: "Public beta", targeting: { [production]: { rules: [] } } }, reapply: true }),
+    change("stage.delete", { appId, stageId: "st_dogfood0001" }),
     change("survey.put", { environmentId: production, featureKey: "huddle", settings: { question: "How are huddles?", enabled: true, afterUses: 3, afterDays: null, quietPeriodDays: 7 } }),
     change("feature.put", { appId, featureKey: "calls", featureId: "ftCalls000001", fields: {} }),
     change("survey.put", { environmentId: production, featureKey: "calls", settings: { question: "Calls?", enabled: true, afterUses: null, afterDays: 2, quietPeriodDays: 0 } }),
@@ -67,6 +71,16 @@ function script(): ManagementChange[] {
     change("sign-in.fail", { email: "owner@example.com", memberId: "mem_owner" }, { kind: "anonymous", id: "anonymous" }),
     change("session.revoke", { digest: "d-session" }, OWNER_ACTOR),
     change("token.revoke", { tokenId: "tok_editor" }, TOKEN_ACTOR),
+    change("oauth-client.register", { client: { id: "mcp_1", name: "Cursor", redirectUris: ["http://127.0.0.1:9/cb"], createdAt: new Date(clock).toISOString() } }, { kind: "anonymous", id: "anonymous" }),
+    change("oauth-code.issue", {
+      digest: "d-code",
+      code: { id: "oac_1", clientId: "mcp_1", memberId: "mem_editor", redirectUri: "http://127.0.0.1:9/cb", codeChallenge: "c".repeat(43), createdAt: new Date(clock).toISOString(), expiresAt: new Date(clock + 60_000).toISOString() },
+    }, { kind: "member", id: "mem_editor", email: "editor@example.com" }),
+    change("oauth-code.redeem", {
+      codeDigest: "d-code",
+      tokenDigest: "d-oauth-token",
+      token: { id: "tok_oauth", memberId: "mem_editor", name: "Cursor (MCP)", readOnly: false, createdAt: new Date(clock).toISOString(), lastUsedAt: null, expiresAt: new Date(clock + 86_400_000).toISOString(), oauthClient: { id: "mcp_1", name: "Cursor" } },
+    }, { kind: "member", id: "mem_editor", email: "editor@example.com" }),
     change("admin-token.rotate", { digest: "d-admin", hint: "adm_…abcd" }, OWNER_ACTOR),
     change("admin-token.disable", {}, OWNER_ACTOR),
     change("member.remove", { memberId: "mem_editor" }, OWNER_ACTOR),
@@ -125,7 +139,9 @@ describe("management apply", () => {
       if (!outcome.ok) throw new Error(outcome.error.message);
       cursors.push(outcome.auditCursor);
     }
-    const audited = changes.filter((entry) => entry.type !== "credential.touch");
+    // Bookkeeping changes (usage stamps, editors registering for OAuth) write no audit entry.
+    const unaudited = new Set(["credential.touch", "oauth-client.register"]);
+    const audited = changes.filter((entry) => !unaudited.has(entry.type));
     const { entries } = new AuditLog(store).page({}, undefined, 1000);
     expect(entries).toHaveLength(audited.length);
     entries.forEach((entry, index) => {
@@ -133,8 +149,8 @@ describe("management apply", () => {
       expect(entry.actor).toEqual(audited[index]!.actor);
       expect(entry.address).toBe("127.0.0.1");
     });
-    // Touches are bookkeeping: no entry, no cursor.
-    changes.forEach((entry, index) => expect(cursors[index] === null).toBe(entry.type === "credential.touch"));
+    // Bookkeeping: no entry, no cursor.
+    changes.forEach((entry, index) => expect(cursors[index] === null).toBe(unaudited.has(entry.type)));
     expect(entries.map((entry) => entry.action)).toContain("feature.create");
     expect(entries.map((entry) => entry.action)).toContain("feature.update");
     // Filters: by entity kind, and by member (their tokens' actions included).
@@ -142,7 +158,7 @@ describe("management apply", () => {
     expect(byEditor.length).toBeGreaterThanOrEqual(2);
     expect(byEditor.every((entry) => entry.actor.id === "mem_editor" || (entry.actor.kind === "token" && entry.actor.memberId === "mem_editor"))).toBe(true);
     const tokens = new AuditLog(store).page({ entity: "token" }, undefined, 100).entries;
-    expect(tokens.map((entry) => entry.action)).toEqual(["token.create", "token.revoke"]);
+    expect(tokens.map((entry) => entry.action)).toEqual(["token.create", "token.revoke", "token.create"]);
     // Paging: after the first entry, limit 2.
     const page = new AuditLog(store).page({}, entries[0]!.cursor, 2);
     expect(page.entries.map((entry) => entry.cursor)).toEqual([entries[1]!.cursor, entries[2]!.cursor]);

@@ -5,12 +5,15 @@ import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { ACCOUNT_APPLIERS } from "./apply-accounts.js";
 import { CONFIGURATION_APPLIERS } from "./apply-configuration.js";
+import { STAGE_APPLIERS } from "./apply-stages.js";
+import { StageRepository } from "../stages/stage-repository.js";
+import { OAUTH_APPLIERS } from "./apply-oauth.js";
 import { SURVEY_APPLIERS } from "./apply-surveys.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
@@ -26,6 +29,7 @@ export class ChangeApplier {
       store,
       tenancy: new TenancyRepository(store),
       features: new FeatureRepository(store),
+      stages: new StageRepository(store),
       accounts: new AccountRepository(store),
       audit: new AuditLog(store),
     };

@@ -5,14 +5,27 @@
  * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
  */
 import type { Actor } from "../accounts/principal.js";
-import type { AdminTokenRecord, MemberRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
+import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
 import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
+import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
+
+export interface StageChanges {
+  name?: string;
+  order?: number;
+  targeting?: StageRecord["targeting"];
+}
+
+/** A feature whose targeting a stage wrote: the new version in each environment. */
+export interface StagedFeature {
+  feature: FeatureRecord;
+  environments: { environmentId: string; version: number; flagStateVersion: number }[];
+}
 
 /** What every change carries besides its own fields. */
 export interface ChangeEnvelope {
@@ -30,12 +43,18 @@ export interface ChangeBodies {
   "app.create": { app: AppRecord; trackingKeyDigest: string; environments: EnvironmentRecord[] };
   "environment.create": { environment: EnvironmentRecord };
   "key.rotate": { environmentId: string; kind: "publishable" | "secret"; digest: string; hint: string };
-  /** `featureId` is used only if the change creates the feature. */
-  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges };
+  /** `featureId` is used only if the change creates the feature; `createOnly` refuses a key that exists (409). */
+  "feature.put": { appId: string; featureKey: string; featureId: string; fields: FeatureChanges; createOnly?: boolean };
   "feature.archive": { appId: string; featureKey: string };
   "rules.put": { environmentId: string; featureKey: string; kind: "targeting" | "config"; list: unknown[] };
   "analytics.settings": { environmentId: string; settings: AnalyticsSettings };
   "analytics.rebuild": { environmentId: string };
+  "stage.create": { appId: string; stage: StageRecord };
+  /** `reapply`: write the stage's (new) targeting to every feature in it, in every environment. */
+  "stage.update": { appId: string; stageId: string; fields: StageChanges; reapply: boolean };
+  "stage.delete": { appId: string; stageId: string };
+  /** Puts a feature in a stage: its label, and the stage's targeting as a new version in every environment. */
+  "feature.stage": { appId: string; featureKey: string; stageId: string };
   "survey.put": { environmentId: string; featureKey: string; settings: SurveySettings };
   "survey.remove": { environmentId: string; featureKey: string };
   "member.create": { member: MemberRecord };
@@ -53,6 +72,12 @@ export interface ChangeBodies {
   "credential.touch": { credential: "session" | "token"; digest: string };
   "admin-token.rotate": { digest: string; hint: string };
   "admin-token.disable": Record<string, never>;
+  /** An editor registering itself for the MCP OAuth flow (RFC 7591). Bookkeeping, not audited: anyone may register. */
+  "oauth-client.register": { client: OAuthClientRecord };
+  /** A member approving an editor: a one-time authorization code. */
+  "oauth-code.issue": { digest: string; code: OAuthCodeRecord };
+  /** The editor redeeming that code (PKCE checked by the route): the code goes, an expiring API token comes. */
+  "oauth-code.redeem": { codeDigest: string; tokenDigest: string; token: TokenRecord };
 }
 
 /** What applying each kind of change answers with. */
@@ -65,6 +90,10 @@ export interface ChangeResults {
   "rules.put": { state: EnvironmentFeatureState; flagStateVersion: number };
   "analytics.settings": { settings: AnalyticsSettings };
   "analytics.rebuild": { report: RebuildReport };
+  "stage.create": { stage: StageRecord };
+  "stage.update": { stage: StageRecord; reapplied: StagedFeature[] };
+  "stage.delete": { stage: StageRecord };
+  "feature.stage": StagedFeature;
   "survey.put": { survey: SurveyRule; created: boolean };
   "survey.remove": { survey: SurveyRule };
   "member.create": { member: MemberRecord };
@@ -80,6 +109,9 @@ export interface ChangeResults {
   "credential.touch": { touched: boolean };
   "admin-token.rotate": { adminToken: AdminTokenRecord };
   "admin-token.disable": { adminToken: AdminTokenRecord };
+  "oauth-client.register": { client: OAuthClientRecord };
+  "oauth-code.issue": { code: OAuthCodeRecord };
+  "oauth-code.redeem": { token: TokenRecord };
 }
 
 export type ChangeType = keyof ChangeBodies;
@@ -99,6 +131,10 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "rules.put",
   "analytics.settings",
   "analytics.rebuild",
+  "stage.create",
+  "stage.update",
+  "stage.delete",
+  "feature.stage",
   "survey.put",
   "survey.remove",
   "member.create",
@@ -114,4 +150,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "credential.touch",
   "admin-token.rotate",
   "admin-token.disable",
+  "oauth-client.register",
+  "oauth-code.issue",
+  "oauth-code.redeem",
 ];

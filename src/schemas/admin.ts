@@ -16,8 +16,18 @@ export const FeatureKey = v.pipe(
   v.regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters"),
 );
 
+/** A feature's display name (Reflag's flags have one); null goes back to showing the key. */
+export const FeatureName = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(255, "must be at most 255 characters"),
+  v.regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters"),
+);
+
 export const PutFeatureBody = v.strictObject(
   {
+    name: v.optional(v.nullable(FeatureName)),
     description: optionalText(4000),
     link: optionalText(2048),
     stage: optionalText(128),
@@ -29,5 +39,5 @@ export const PutFeatureBody = v.strictObject(
       ),
     ),
   },
-  "must be an object with only: description, link, stage, optInEnabled, usageEvents",
+  "must be an object with only: name, description, link, stage, optInEnabled, usageEvents",
 );

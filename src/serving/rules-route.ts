@@ -6,6 +6,7 @@ import type { ApiResponse } from "../api/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../features/wait-for-version.js";
 import type { Services } from "../services.js";
+import { displayName } from "../features/records.js";
 
 interface PreparedRules {
   flagStateVersion: number;
@@ -25,6 +26,7 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
   const features = services.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
     key: feature.key,
     id: feature.id,
+    name: displayName(feature),
     description: feature.description,
     link: feature.link,
     createdAt: feature.createdAt,

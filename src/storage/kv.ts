@@ -75,6 +75,8 @@ export const TABLES = [
   "members",
   "credentials",
   "audit",
+  "stages",
+  "segments",
   "surveys",
 ] as const;
 export type TableName = (typeof TABLES)[number];

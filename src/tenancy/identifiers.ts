@@ -13,7 +13,11 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const newAppId = (): string => `app_${randomBase62(12)}`;
+/**
+ * App ids are 14 characters: the Reflag CLI's config schema accepts no other length. Ids made before (`app_` + 12)
+ * are plain strings to every lookup and keep working.
+ */
+export const newAppId = (): string => `app_${randomBase62(10)}`;
 export const newEnvironmentId = (): string => `env_${randomBase62(12)}`;
 /** Feature ids are at most 14 characters: the feedback contract limits `featureId` to 1..14. */
 export const newFeatureId = (): string => `ft${randomBase62(12)}`;

@@ -121,6 +121,24 @@ export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: s
   }
 }
 
+/**
+ * The entries of a log newest first, decoded one at a time as the caller asks: for readers that look back over a
+ * recent stretch (when was a flag last evaluated) and stop at its start.
+ */
+export function* logEntriesNewestFirst<V>(store: KvStore, table: LogTable, environmentId: string): Generator<V> {
+  const range = { ...prefixRange(...logPrefix(table, environmentId)), reverse: true };
+  for (const entry of store.table<V | LogGroup<V>>(table).range(range)) {
+    const value = entry.value;
+    if (!isLogGroup<V>(value)) {
+      yield value;
+      continue;
+    }
+    const group = value.logGroup;
+    const rows = group.rows instanceof Uint8Array ? (unpackValues(group.rows) as unknown[][]) : group.rows;
+    for (let index = rows.length - 1; index >= 0; index--) yield groupEntry(group, rows[index]!);
+  }
+}
+
 /** Up to `limit` entries of a log after sequence `after`, in append order. */
 export function readLog<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): LogEntry<V>[] {
   return [...logEntries<V>(store, table, environmentId, after, limit)];

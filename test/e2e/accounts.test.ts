@@ -150,7 +150,7 @@ describe(`accounts (${twin} twin)`, () => {
     const full = await asSession(server.url, session, "POST", "/admin/tokens", { name: "ci" });
     expect(full.status).toBe(200);
     expect(full.body.secret).toMatch(/^sya_[A-Za-z0-9]{43}$/);
-    expect(full.body.token).toEqual({ id: expect.stringMatching(/^tok_/), name: "ci", readOnly: false, createdAt: expect.any(String), lastUsedAt: null, memberId: editor.id });
+    expect(full.body.token).toEqual({ id: expect.stringMatching(/^tok_/), name: "ci", readOnly: false, createdAt: expect.any(String), lastUsedAt: null, memberId: editor.id, expiresAt: null, oauthClient: null });
     const readOnly = await createToken(server.url, session, "dashboards", true);
     remember(full.body.secret, readOnly.secret);
 

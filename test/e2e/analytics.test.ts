@@ -118,9 +118,9 @@ describe("analytics API over HTTP", () => {
       from: "2024-03-01T00:00:00.000Z",
       to: "2024-03-31T00:00:00.000Z",
       features: [
-        { key: "export", companies: { none: 1, tried: 2, retained: 3, churned: 1, adopted: 4 }, satisfaction: { count: 4, average: 3 }, exposure: { companies: 0 } },
-        { key: "huddle", companies: { none: 6, tried: 1, retained: 0, churned: 0, adopted: 0 }, satisfaction: NO_SCORE, exposure: { companies: 0 } },
-        { key: "reports", companies: { none: 7, tried: 0, retained: 0, churned: 0, adopted: 0 }, satisfaction: NO_SCORE, exposure: { companies: 0 } },
+        { key: "export", name: "export", companies: { none: 1, tried: 2, retained: 3, churned: 1, adopted: 4 }, satisfaction: { count: 4, average: 3 }, exposure: { companies: 0 } },
+        { key: "huddle", name: "huddle", companies: { none: 6, tried: 1, retained: 0, churned: 0, adopted: 0 }, satisfaction: NO_SCORE, exposure: { companies: 0 } },
+        { key: "reports", name: "reports", companies: { none: 7, tried: 0, retained: 0, churned: 0, adopted: 0 }, satisfaction: NO_SCORE, exposure: { companies: 0 } },
       ],
     });
   });
@@ -170,9 +170,9 @@ describe("analytics API over HTTP", () => {
       from: "2024-03-01T00:00:00.000Z",
       to: "2024-03-31T00:00:00.000Z",
       features: [
-        { key: "export", state: "retained", usageDays: 2, lastUsedAt: "2024-03-25T10:00:00.000Z", satisfaction: { count: 1, average: 5 } },
-        { key: "huddle", state: "tried", usageDays: 1, lastUsedAt: "2024-03-04T12:00:00.000Z", satisfaction: NO_SCORE },
-        { key: "reports", state: "none", usageDays: 0, lastUsedAt: null, satisfaction: NO_SCORE },
+        { key: "export", name: "export", state: "retained", usageDays: 2, lastUsedAt: "2024-03-25T10:00:00.000Z", satisfaction: { count: 1, average: 5 } },
+        { key: "huddle", name: "huddle", state: "tried", usageDays: 1, lastUsedAt: "2024-03-04T12:00:00.000Z", satisfaction: NO_SCORE },
+        { key: "reports", name: "reports", state: "none", usageDays: 0, lastUsedAt: null, satisfaction: NO_SCORE },
       ],
     });
     expect((await get(`${base}/companies/nobody?${WINDOW}`)).status).toBe(404);
@@ -231,11 +231,11 @@ describe("analytics API over HTTP", () => {
     const args = ["--url", server.url, "--from", "2024-03-01", "--to", "2024-03-31"];
     const features = await run(process.execPath, [CLI, "analytics", "features", keys.production.id, ...args], { env });
     expect(features.stdout).toContain("window 2024-03-01T00:00:00.000Z .. 2024-03-31T00:00:00.000Z");
-    expect(features.stdout).toMatch(/^export\s+1\s+2\s+3\s+1\s+4\s+4\s+3\s+0$/m);
+    expect(features.stdout).toMatch(/^export\s+export\s+1\s+2\s+3\s+1\s+4\s+4\s+3\s+0$/m);
     const companies = await run(process.execPath, [CLI, "analytics", "feature", keys.production.id, "export", ...args], { env });
     expect(companies.stdout).toMatch(/^globex\s+churned\s+3\s+2024-03-23T11:59:59.999Z\s+1\s+4$/m);
     expect(companies.stdout.match(/^(acme|globex|hooli|initech|stark|umbrella|wayne)\s/gm)).toHaveLength(7);
     const company = await run(process.execPath, [CLI, "analytics", "company", keys.production.id, "umbrella", ...args], { env });
-    expect(company.stdout).toMatch(/^reports\s+none\s+0\s+-\s+0\s+-$/m);
+    expect(company.stdout).toMatch(/^reports\s+reports\s+none\s+0\s+-\s+0\s+-$/m);
   });
 });

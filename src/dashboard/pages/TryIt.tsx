@@ -1,0 +1,87 @@
+import { useState } from "preact/hooks";
+import { enc, get } from "../api";
+import { ErrorMessage } from "../ui";
+
+interface Evaluated {
+  remoteContextUsed: boolean;
+  features: Record<string, { isEnabled: boolean; targetingVersion: number; ruleEvaluationResults: boolean[]; missingContextFields: string[]; config: { key: string | null; payload: unknown } }>;
+}
+
+/**
+ * "Try it": the context goes to the service's own evaluator (`GET /admin/environments/:envId/evaluate`, the same job
+ * as `/features/evaluated`), with stored attributes of a tracked user or company filled in as for an SDK.
+ */
+export function TryIt({ environmentId, featureKey }: { environmentId: string; featureKey: string }) {
+  const [result, setResult] = useState<Evaluated | undefined>();
+  const [triedFor, setTriedFor] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const field = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
+    const query = new URLSearchParams({ key: featureKey });
+    if (field("userId")) query.set("context.user.id", field("userId"));
+    if (field("companyId")) query.set("context.company.id", field("companyId"));
+    for (const line of field("attributes").split("\n")) {
+      const at = line.indexOf("=");
+      if (at > 0) query.set(`context.${line.slice(0, at).trim()}`, line.slice(at + 1).trim());
+    }
+    try {
+      setResult(await get<Evaluated>(`/admin/environments/${enc(environmentId)}/evaluate?${query}`));
+      setTriedFor(field("userId"));
+      setError(undefined);
+    } catch (caught) {
+      setError(caught);
+      setResult(undefined);
+    }
+  };
+  const item = result?.features[featureKey];
+  const matched = item ? item.ruleEvaluationResults.findIndex(Boolean) : -1;
+  return (
+    <section class="card" aria-labelledby="try-title">
+      <h2 id="try-title">Try it</h2>
+      <form onSubmit={submit} class="inline">
+        <label>
+          User id
+          <input name="userId" />
+        </label>
+        <label>
+          Company id
+          <input name="companyId" />
+        </label>
+        <label>
+          Other attributes (path=value per line, e.g. company.plan=pro)
+          <textarea name="attributes" rows={2} />
+        </label>
+        <button type="submit">Evaluate</button>
+      </form>
+      <ErrorMessage error={error} />
+      <div aria-live="polite" class="try-result" data-for={triedFor}>
+        {result && !item && <p>The feature is not in this environment's answer.</p>}
+        {item && (
+          <dl>
+            <dt>Result</dt>
+            <dd>
+              <span class={`state state-${item.isEnabled ? "everyone" : "off"}`} data-testid="try-enabled">
+                {item.isEnabled ? "enabled" : "disabled"}
+              </span>
+            </dd>
+            <dt>Matched rule</dt>
+            <dd>{matched >= 0 ? `Rule ${matched + 1}` : "none"}</dd>
+            <dt>Missing context fields</dt>
+            <dd>{item.missingContextFields.length > 0 ? item.missingContextFields.join(", ") : "none"}</dd>
+            <dt>Stored attributes used</dt>
+            <dd>{result!.remoteContextUsed ? "yes" : "no"}</dd>
+            <dt>Config variant</dt>
+            <dd>
+              {item.config.key ?? "none"}
+              {item.config.key !== null && <code> {JSON.stringify(item.config.payload)}</code>}
+            </dd>
+            <dt>Targeting version</dt>
+            <dd>{item.targetingVersion}</dd>
+          </dl>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,126 @@
+/** Appliers for release stages (API.md §10): stages per app, and putting a feature in one. */
+import type { FeatureRecord, HistoryLink } from "../features/records.js";
+import type { StageRecord } from "../stages/records.js";
+import type { AppRecord } from "../tenancy/records.js";
+import type { ApplyContext, Appliers } from "./apply-context.js";
+import type { StagedFeature } from "./changes.js";
+import { refused } from "./outcome.js";
+
+type StageAppliers = Pick<Appliers, "stage.create" | "stage.update" | "stage.delete" | "feature.stage">;
+
+/** Environments a stage's targeting names that the app does not have: a refusal, never a silent drop. */
+function foreignEnvironments(app: AppRecord, targeting: StageRecord["targeting"] | undefined): string[] {
+  return Object.keys(targeting ?? {}).filter((id) => !app.environmentIds.includes(id));
+}
+
+/**
+ * Writes a stage's targeting to one feature in every environment of the app: one new version each, which bumps
+ * each environment's flagStateVersion once. `versions` collects the newest flagStateVersion per environment.
+ */
+function writeStageTargeting(
+  context: ApplyContext,
+  app: AppRecord,
+  feature: FeatureRecord,
+  stage: StageRecord,
+  at: string,
+  link: HistoryLink,
+  versions: Map<string, number>,
+): StagedFeature {
+  const environments = app.environmentIds.map((environmentId) => {
+    const rules = stage.targeting[environmentId]?.rules ?? [];
+    const written = context.features.writeRules(environmentId, feature.key, "targeting", rules, at, link)!;
+    versions.set(environmentId, written.flagStateVersion);
+    return { environmentId, version: written.state.targeting.version, flagStateVersion: written.flagStateVersion };
+  });
+  return { feature: context.features.getFeature(app.id, feature.key)!, environments };
+}
+
+function stageEntity(appId: string, stage: StageRecord) {
+  return { kind: "stage", id: stage.id, key: stage.name, appId };
+}
+
+export const STAGE_APPLIERS: StageAppliers = {
+  "stage.create"({ tenancy, stages }, change) {
+    const app = tenancy.getApp(change.appId);
+    if (!app) return refused("NOT_FOUND", `No app ${change.appId}.`);
+    const existing = stages.listStages(app.id)!;
+    if (existing.some((stage) => stage.id === change.stage.id || stage.name === change.stage.name)) return refused("CONFLICT", `A stage named ${change.stage.name} exists.`);
+    const foreign = foreignEnvironments(app, change.stage.targeting);
+    if (foreign.length > 0) return refused("NOT_FOUND", `No environment ${foreign[0]} in app ${app.id}.`);
+    stages.putStage(app.id, change.stage);
+    return {
+      ok: true,
+      value: { stage: change.stage },
+      audit: { action: "stage.create", entity: stageEntity(app.id, change.stage), details: { name: change.stage.name, order: change.stage.order, targeting: change.stage.targeting } },
+    };
+  },
+
+  "stage.update"(context, change) {
+    const { tenancy, stages, features } = context;
+    const app = tenancy.getApp(change.appId);
+    const before = app && stages.getStage(app.id, change.stageId);
+    if (!app || !before) return refused("NOT_FOUND", `No stage ${change.stageId} in app ${change.appId}.`);
+    const { name, order, targeting } = change.fields;
+    if (name !== undefined && name !== before.name && stages.listStages(app.id)!.some((stage) => stage.name === name)) return refused("CONFLICT", `A stage named ${name} exists.`);
+    const foreign = foreignEnvironments(app, targeting);
+    if (foreign.length > 0) return refused("NOT_FOUND", `No environment ${foreign[0]} in app ${app.id}.`);
+    const stage: StageRecord = { ...before, ...(name !== undefined ? { name } : {}), ...(order !== undefined ? { order } : {}), ...(targeting !== undefined ? { targeting } : {}) };
+    stages.putStage(app.id, stage);
+    const inStage = features.listFeatures(app.id).filter((feature) => feature.stageId === stage.id);
+    const versions = new Map<string, number>();
+    if (stage.name !== before.name && inStage.length > 0) {
+      // The features keep their stage under its new name; their answers carry the name, so every environment moves.
+      for (const feature of inStage) features.writeStage(app.id, feature.key, stage.id, stage.name);
+      for (const [environmentId, version] of tenancy.bumpFlagStateVersions(app.environmentIds)) versions.set(environmentId, version);
+    }
+    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const reapplied = change.reapply ? inStage.map((feature) => writeStageTargeting(context, app, feature, stage, change.at, link, versions)) : [];
+    const diff: Record<string, { from: unknown; to: unknown }> = {};
+    for (const field of ["name", "order", "targeting"] as const) {
+      if (JSON.stringify(before[field]) !== JSON.stringify(stage[field])) diff[field] = { from: before[field], to: stage[field] };
+    }
+    return {
+      ok: true,
+      value: { stage, reapplied },
+      audit: {
+        action: "stage.update",
+        entity: stageEntity(app.id, stage),
+        details: { changes: diff, reapplied: reapplied.map((staged) => ({ key: staged.feature.key, environments: staged.environments })) },
+      },
+      effects: { flagStates: [...versions.entries()] },
+    };
+  },
+
+  "stage.delete"({ tenancy, stages, features }, change) {
+    const app = tenancy.getApp(change.appId);
+    const stage = app && stages.getStage(app.id, change.stageId);
+    if (!app || !stage) return refused("NOT_FOUND", `No stage ${change.stageId} in app ${change.appId}.`);
+    const inStage = features.listFeatures(app.id).filter((feature) => feature.stageId === stage.id);
+    if (inStage.length > 0) return refused("CONFLICT", `Stage ${stage.name} holds ${inStage.length} feature(s): move them first.`);
+    stages.removeStage(app.id, stage.id);
+    return { ok: true, value: { stage }, audit: { action: "stage.delete", entity: stageEntity(app.id, stage), details: { name: stage.name } } };
+  },
+
+  "feature.stage"(context, change) {
+    const { tenancy, stages, features } = context;
+    const app = tenancy.getApp(change.appId);
+    if (!app) return refused("NOT_FOUND", `No app ${change.appId}.`);
+    const stage = stages.getStage(app.id, change.stageId);
+    if (!stage) return refused("NOT_FOUND", `No stage ${change.stageId} in app ${app.id}.`);
+    const staged = features.writeStage(app.id, change.featureKey, stage.id, stage.name);
+    if (!staged) return refused("NOT_FOUND", `No feature ${change.featureKey} in app ${app.id}.`);
+    const versions = new Map<string, number>();
+    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const result = writeStageTargeting(context, app, staged.feature, stage, change.at, link, versions);
+    return {
+      ok: true,
+      value: result,
+      audit: {
+        action: "feature.stage",
+        entity: { kind: "feature", id: staged.feature.id, key: staged.feature.key, appId: app.id },
+        details: { stage: { from: staged.previous.stage, to: stage.name }, stageId: stage.id, environments: result.environments },
+      },
+      effects: { flagStates: [...versions.entries()] },
+    };
+  },
+};

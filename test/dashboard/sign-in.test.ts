@@ -1,0 +1,83 @@
+/**
+ * Sign-in area in Chromium: the first-start screen creates the first owner with the admin token and signs in; sign
+ * out; a wrong password shows the API's error; sign in by keyboard; a reload keeps the session and its CSRF token
+ * (a write after the reload works). axe-core on every page.
+ */
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+
+describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
+  let harness: Harness;
+  let page: Page;
+  let context: BrowserContext;
+  let errors: string[];
+
+  beforeAll(async () => {
+    harness = await startHarness("sign-in");
+    ({ page, context, errors } = await harness.open());
+  });
+  afterAll(async () => {
+    await context?.close();
+    await harness?.close();
+  });
+
+  it("creates the first owner with the admin token on the first-start screen, by keyboard", async () => {
+    await page.goto(`${harness.url}/dashboard/`);
+    await page.getByRole("heading", { name: "Welcome to Switchyard" }).waitFor();
+    await page.getByLabel("Admin token").focus();
+    await page.keyboard.type(harness.server.adminToken);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("Olivia Owner");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(OWNER.email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(OWNER.password);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "No apps yet" }).waitFor();
+    expect(await page.getByText(OWNER.email).count()).toBe(1);
+    expect(await page.locator(".badge").textContent()).toBe("owner");
+    const setup = await (await fetch(`${harness.url}/admin/setup`)).json();
+    expect(setup.hasOwner).toBe(true);
+    await expectNoSeriousA11yViolations(page, "no-apps page");
+    await screenshot(harness, page, "no-apps");
+  });
+
+  it("creates an app by keyboard, and keeps the session and its CSRF token across a reload", async () => {
+    await page.getByLabel("App name").focus();
+    await page.keyboard.type("Acme");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Features" }).waitFor();
+    expect(await page.getByLabel("App").inputValue()).toBeTruthy();
+    await page.reload();
+    await page.getByRole("heading", { name: "Features" }).waitFor();
+    // A write after the reload: the page found its CSRF token again through GET /admin/session.
+    await page.getByRole("button", { name: "New feature" }).click();
+    await page.getByLabel("Key").fill("after-reload");
+    await page.getByRole("button", { name: "Create feature" }).click();
+    await page.getByRole("heading", { name: "Feature after-reload" }).waitFor();
+  });
+
+  it("signs out, shows the API's error for a wrong password, and signs in again by keyboard", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+    expect(await page.getByText("You are signed out.").count()).toBe(1);
+    const session = await context.request.get(`${harness.url}/admin/session`);
+    expect(session.status()).toBe(401);
+
+    await page.getByLabel("Email").fill(OWNER.email);
+    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("INVALID_CREDENTIALS");
+    await expectNoSeriousA11yViolations(page, "sign-in page with an error");
+    await screenshot(harness, page, "sign-in-error");
+
+    await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
+    await page.getByRole("heading", { name: "Features" }).waitFor();
+    expect(await page.getByRole("link", { name: "after-reload" }).count()).toBe(1);
+    await expectNoSeriousA11yViolations(page, "features page");
+    await screenshot(harness, page, "features-after-sign-in");
+    expectCleanConsole(errors);
+  });
+});

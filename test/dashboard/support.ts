@@ -1,0 +1,105 @@
+/**
+ * One real server and one headless Debian Chromium per dashboard test file; helpers for signing in, axe-core checks,
+ * screenshots and console errors (a Content-Security-Policy violation shows up there and fails the check).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { ACCOUNT_TEST_ENV, createMember, PASSWORD } from "../support/accounts.js";
+import { startServer, type StartOptions, type TestServer } from "../support/server.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+/** Where every dashboard test file writes its screenshots (one folder per run, printed once). */
+const SHOTS_ROOT = process.env.SWITCHYARD_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "switchyard-dashboard-"));
+
+export interface Harness {
+  server: TestServer;
+  browser: Browser;
+  /** Base URL of the dashboard's origin (the admin port when one is set). */
+  url: string;
+  shotsDir: string;
+  /** A fresh browser context and page, with console errors collected into `errors`. */
+  open(): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(name: string, options: StartOptions = {}): Promise<Harness> {
+  const server = await startServer({ ...options, env: { ...ACCOUNT_TEST_ENV, ...options.env } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const shotsDir = join(SHOTS_ROOT, name);
+  mkdirSync(shotsDir, { recursive: true });
+  return {
+    server,
+    browser,
+    url: server.url,
+    shotsDir,
+    async open() {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      // A step that cannot happen fails within the test with the locator it waited for, not as a bare test timeout.
+      context.setDefaultTimeout(8_000);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      page.on("pageerror", (error) => errors.push(String(error)));
+      // Confirmation dialogs (rotate, archive, revert) are accepted, as a person clicking OK would.
+      page.on("dialog", (dialog) => void dialog.accept());
+      return { context, page, errors };
+    },
+    async close() {
+      await browser.close().catch(() => undefined);
+      await server.stop();
+    },
+  };
+}
+
+/** The owner every suite signs in as; created with the admin token through the API. */
+export const OWNER = { email: "owner@example.com", password: PASSWORD };
+
+export async function createOwner(harness: Harness): Promise<void> {
+  await createMember(harness.url, harness.server.adminToken, OWNER.email, "owner");
+}
+
+/** Signs in through the page's own form, by keyboard: Tab to each field, type, Enter. */
+export async function signInByKeyboard(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(`${url}/dashboard/`);
+  await page.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+  await page.getByLabel("Email").focus();
+  await page.keyboard.type(email);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(password);
+  await page.keyboard.press("Enter");
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** Runs axe-core in the page (evaluated over the DevTools protocol, which the page's CSP does not govern). */
+export async function expectNoSeriousA11yViolations(page: Page, where: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(" ")) }));
+  });
+  const serious = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(serious, `axe-core on ${where}`).toEqual([]);
+}
+
+export async function screenshot(harness: Harness, page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(harness.shotsDir, `${name}.png`), fullPage: true });
+}
+
+/** No script errors and no CSP violations on the page so far. */
+export function expectCleanConsole(errors: string[]): void {
+  expect(errors.filter((error) => !/Failed to load resource: the server responded with a status of (401|403|400|404)/.test(error))).toEqual([]);
+}
+
+export { PASSWORD };

@@ -1,0 +1,90 @@
+/**
+ * Concurrent open-loop load streams for the soak: each stream is its own autocannon instance with its own offered
+ * rate, so every kind of request gets its own latency figures (one mixed histogram hid evaluations behind commits).
+ */
+import { createRequire } from "node:module";
+
+/** The part of autocannon's API used here (it ships no types). */
+export interface LoadRequest {
+  method: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Called before each send; answers the request to send (fresh contexts and ids go in here). */
+  setupRequest?: (request: LoadRequest) => LoadRequest;
+}
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface AutocannonResult {
+  requests: Histogram;
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+export interface Stream {
+  name: string;
+  requests: LoadRequest[];
+  connections: number;
+}
+
+export interface StreamFigures {
+  /** Served requests per second. */
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+}
+
+/** Runs `stream` for `seconds`, closed loop when `rate` is undefined, else offering `rate` requests per second. */
+export function runStream(url: string, stream: Stream, seconds: number, rate?: number): Promise<StreamFigures> {
+  return new Promise((resolveRun, reject) => {
+    autocannon(
+      { url, connections: stream.connections, duration: seconds, requests: stream.requests, timeout: 10, ...(rate !== undefined ? { overallRate: rate } : {}) },
+      (error, result) =>
+        error
+          ? reject(error)
+          : resolveRun({
+              rps: result.requests.average,
+              p50: result.latency.p50,
+              p99: result.latency.p99,
+              max: result.latency.max,
+              errors: result.errors + result.timeouts + result.non2xx,
+            }),
+    );
+  });
+}
+
+/** Runs every stream at once for `seconds`, each at its own rate; answers figures by stream name. */
+export async function runStreams(url: string, streams: readonly { stream: Stream; rate: number }[], seconds: number): Promise<Record<string, StreamFigures>> {
+  const results = await Promise.all(streams.map(({ stream, rate }) => runStream(url, stream, seconds, rate)));
+  return Object.fromEntries(streams.map(({ stream }, index) => [stream.name, results[index]!]));
+}
+
+/** A GET stream cycling through `paths` (distinct contexts: each connection takes the next one). */
+export function getStream(name: string, paths: readonly string[], headers: Record<string, string>, connections: number): Stream {
+  let next = 0;
+  return {
+    name,
+    connections,
+    requests: [{ method: "GET", path: paths[0]!, headers, setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
+  };
+}
+
+/** A POST stream whose body `body(sequence)` is built fresh for every request. */
+export function postStream(name: string, path: string, headers: Record<string, string>, body: (sequence: number) => string, connections: number): Stream {
+  let sequence = 0;
+  return {
+    name,
+    connections,
+    requests: [{ method: "POST", path, headers: { ...headers, "content-type": "application/json" }, setupRequest: (request) => ({ ...request, body: body(sequence++) }) }],
+  };
+}
