@@ -68,13 +68,20 @@ function promptingOf(services: Services): Prompting {
 }
 
 /**
+ * Bodies parsed again for prompting at most this large: a browser's calls are far smaller, and parsing a server's
+ * 2 MiB bulk on the main thread would hold up every request behind it. Users of a larger bulk are checked when a
+ * stream of theirs next opens.
+ */
+const MAX_REPARSED_BODY = 64 * 1024;
+
+/**
  * After a tracking call committed: users whose events it stored and who have a prompt stream open get a check. The
- * body is parsed again only when some user of the environment has a stream open, which is rare next to tracking.
+ * body is parsed again (on the main thread) only when some user of the environment has a stream open.
  */
 export function promptingAfterTracking(services: Services, environmentId: string, call: string, body: Uint8Array | null): void {
   if (call !== "event" && call !== "bulk") return;
   const prompting = byServices.get(services);
-  if (!prompting?.hub.hasStreams(environmentId) || body === null) return;
+  if (!prompting?.hub.hasStreams(environmentId) || body === null || body.byteLength > MAX_REPARSED_BODY) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));

@@ -2,7 +2,8 @@
  * Automated feedback surveys with the official browser SDKs in headless Chromium (issue 18 §5): the page (from
  * another origin) runs `@bucketco/browser-sdk` 3.3.3 or `@reflag/browser-sdk` 1.6.1 with automated feedback on and
  * `sseBaseUrl` at Switchyard; a user who qualifies gets the prompt within 2 s of the use that qualifies them and
- * answers it; one who does not qualify never gets it; the Bucket SDK's cached token from another environment is
+ * answers it (through a custom handler, and in the SDK's own dialog, where another user dismisses it); one who
+ * does not qualify never gets it; the Bucket SDK's cached token from another environment is
  * refused with an Ably token error, which makes the SDK forget it.
  */
 import { HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
@@ -40,14 +41,15 @@ const PAGE = `<!doctype html>
     warn(message, ...args) { window.errors.push("warn " + message + " " + args.map(String).join(" ")); },
     error(message, ...args) { window.errors.push("error " + message + " " + args.map(String).join(" ")); },
   };
-  window.start = async (sdk, config, userId) => {
+  // ui: the SDK's own prompt handler, which opens its feedback dialog.
+  window.start = async (sdk, config, userId, ui) => {
     const autoFeedbackHandler = (prompt, handlers) => {
       window.prompts.push({ userId, question: prompt.question, promptId: prompt.promptId, featureId: prompt.featureId, at: Date.now() });
       handlers.reply({ score: 4, comment: "Works for me" }).then((answer) => window.answers.push({ userId, answer }));
     };
     const options = {
       publishableKey: config.publishableKey, apiBaseUrl: config.apiBaseUrl, sseBaseUrl: config.apiBaseUrl,
-      user: { id: userId }, toolbar: false, logger, feedback: { autoFeedbackHandler },
+      user: { id: userId }, toolbar: false, logger, feedback: ui ? {} : { autoFeedbackHandler },
     };
     const client = sdk === "bucket" ? new BucketBrowserSDK.BucketClient(options) : new ReflagBrowserSDK.ReflagClient(options);
     await client.initialize();
@@ -118,10 +120,10 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
    * Starts a client for `userId` and resolves once its prompt stream is open: the Bucket SDK's `GET /sse` on the
    * channel from `prompting-init`; the Reflag SDK's `GET /sse/client` (flag updates and prompts on one stream).
    */
-  async function startClient(tab: Page, sdk: Sdk, userId: string): Promise<void> {
+  async function startClient(tab: Page, sdk: Sdk, userId: string, ui = false): Promise<void> {
     const path = sdk === "bucket" ? "/sse?" : "/sse/client?";
     const streamOpen = tab.waitForResponse((response) => response.url().startsWith(`${server.url}${path}`) && response.url().includes(encodeURIComponent(userId)) === (sdk === "reflag") && response.status() === 200);
-    await tab.evaluate(([name, settings, user]) => (window as any).start(name, settings, user), [sdk, config(), userId] as const);
+    await tab.evaluate(([name, settings, user, withUi]) => (window as any).start(name, settings, user, withUi), [sdk, config(), userId, ui] as const);
     await streamOpen;
   }
 
@@ -172,6 +174,42 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
       expect(stored.filter((event) => event.userId === unasked)).toEqual([]);
       expect(await tab.evaluate(() => (window as any).errors)).toEqual([]);
       await tab.close();
+    });
+  }
+
+  for (const sdk of ["bucket", "reflag"] as const) {
+    it.skipIf(!HAS_CHROMIUM)(`${sdk}: the SDK's own feedback dialog opens within 2 s; one user answers in it, another dismisses it`, async () => {
+      const dialog = `#${sdk}-feedback-dialog-container`;
+      for (const [userId, answers] of [[`${sdk}-dialog-answers`, true], [`${sdk}-dialog-dismisses`, false]] as const) {
+        const tab = await openPage();
+        await startClient(tab, sdk, userId, true);
+        await tab.evaluate(([user]) => (window as any).use(user, "huddle", 3), [userId] as const);
+        // Playwright's CSS selectors reach into the dialog's open shadow root.
+        await tab.waitForSelector(`${dialog} .title:has-text("How are huddles?")`, { timeout: 2_000 });
+        if (answers) {
+          // The score goes out at once; the comment follows as an update of the same feedback (its feedbackId).
+          await tab.click(`${dialog} label[for="${sdk}-feedback-score-5"]`);
+          await tab.fill(`${dialog} textarea[name="comment"]`, "Clear and quick");
+          await tab.click(`${dialog} button[type="submit"]:not([disabled])`);
+          const mine = await eventually(async () => {
+            const all = await listAll(server.url, server.adminToken, app.production.id, "feedback", "feedback");
+            const found = all.filter((entry) => entry.userId === userId);
+            return found.length === 1 && found[0]!.comment === "Clear and quick" ? found : undefined;
+          });
+          expect(mine[0]).toMatchObject({ featureId, score: 5, source: "prompt", promptedQuestion: "How are huddles?", promptId: expect.any(String) });
+        } else {
+          await tab.click(`${dialog} button.close`);
+          const dismissed = await eventually(async () => {
+            const all = await listAll(server.url, server.adminToken, app.production.id, "prompt-events", "promptEvents");
+            return all.find((event) => event.userId === userId && event.action === "dismissed");
+          });
+          expect(dismissed).toMatchObject({ featureId, promptedQuestion: "How are huddles?" });
+          const feedback = await listAll(server.url, server.adminToken, app.production.id, "feedback", "feedback");
+          expect(feedback.filter((entry) => entry.userId === userId)).toEqual([]);
+        }
+        expect(await tab.evaluate(() => (window as any).errors)).toEqual([]);
+        await tab.close();
+      }
     });
   }
 
