@@ -77,15 +77,18 @@ describe("React SDKs in headless Chromium", () => {
     await server?.stop();
   });
 
-  async function open(sdk: Sdk): Promise<{ tab: Page; problems: string[] }> {
+  /** Opens the SDK's page; `stream` resolves when its live stream (`streamPath`) answers, watched from before the load. */
+  async function open(sdk: Sdk, streamPath: string): Promise<{ tab: Page; problems: string[]; stream: Promise<unknown> }> {
     const tab = await browser!.newPage();
     const problems: string[] = [];
     tab.on("pageerror", (error) => problems.push(String(error)));
     tab.on("console", (message) => {
       if (message.type() === "error") problems.push(message.text());
     });
+    // Registered before navigating: the stream may well answer before the page's load event.
+    const stream = tab.waitForResponse((response) => response.url().startsWith(`${server.url}${streamPath}`));
     await tab.goto(`${pageUrl}${sdk}.html`);
-    return { tab, problems };
+    return { tab, problems, stream };
   }
 
   const pageState = (tab: Page) => tab.evaluate(() => (window as unknown as { page: Record<string, any> }).page);
@@ -134,9 +137,9 @@ describe("React SDKs in headless Chromium", () => {
   }
 
   it.skipIf(!HAS_CHROMIUM)("@reflag/react-sdk 1.6.2: provider, useFlag with config, track, feedback, a live flag change and a survey prompt", async () => {
-    const { tab, problems } = await open("reflag");
+    const { tab, problems, stream } = await open("reflag", "/sse/client?");
     // Wait for the live stream so that the change below is pushed, not fetched on load.
-    await tab.waitForResponse((response) => response.url().startsWith(`${server.url}/sse/client?`));
+    await stream;
     await tab.waitForSelector("#huddle:has-text('huddle off')");
     expect(await tab.textContent("#variant")).toBe("blue");
     expect((await pageState(tab)).configPayload).toEqual({ color: "blue" });
@@ -156,8 +159,8 @@ describe("React SDKs in headless Chromium", () => {
   });
 
   it.skipIf(!HAS_CHROMIUM)("@bucketco/react-sdk 3.3.2: provider, useFeature with config, track, feedback and a survey prompt over its live channel", async () => {
-    const { tab, problems } = await open("bucket");
-    await tab.waitForResponse((response) => response.url().startsWith(`${server.url}/sse?`));
+    const { tab, problems, stream } = await open("bucket", "/sse?");
+    await stream;
     await tab.waitForSelector("#huddle:has-text('huddle on')");
     expect(await tab.textContent("#variant")).toBe("blue");
     expect((await pageState(tab)).configPayload).toEqual({ color: "blue" });
