@@ -4,10 +4,7 @@
  * with `Authorization` and `*-sdk-version` headers), credentialed responses, the `publishableKey` query on GETs, the
  * `prompting-init` answer and a credentialed EventSource on `/sse/client` all happen for real.
  */
-import { CHROMIUM, HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
-import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { CHROMIUM, HAS_CHROMIUM, launchChromium, scriptFiles, servePages, type PageServer } from "../support/chromium.js";
 import { createRequire } from "node:module";
 import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,7 +58,7 @@ function page(config: Record<string, unknown>): string {
 describe("browser SDKs in headless Chromium, from another origin", () => {
   let server: TestServer;
   let fixture: AppFixture;
-  let pageServer: Server;
+  let pageServer: PageServer | undefined;
   let pageUrl: string;
   let browser: Browser | undefined;
 
@@ -75,21 +72,13 @@ describe("browser SDKs in headless Chromium, from another origin", () => {
       user: { id: "chromium-user", role: "guest", name: "Cam" },
       company: { id: "chromium-co", plan: "enterprise", tier: 4 },
     });
-    pageServer = createServer((req, res) => {
-      const bundle = BUNDLES[req.url ?? ""];
-      if (bundle) res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(bundle));
-      else if (req.url === "/") res.writeHead(200, { "content-type": "text/html" }).end(html);
-      // Chromium asks for a favicon; a 404 would show up as a console error.
-      else if (req.url === "/favicon.ico") res.writeHead(204).end();
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
-    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+    pageServer = await servePages({ "/": { contentType: "text/html", body: html }, ...scriptFiles(BUNDLES) });
+    pageUrl = pageServer.url;
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    if (pageServer) await new Promise((resolve) => pageServer.close(resolve));
+    await pageServer?.close();
     await server?.stop();
   });
 

@@ -6,10 +6,7 @@
  * does not qualify never gets it; the Bucket SDK's cached token from another environment is
  * refused with an Ably token error, which makes the SDK forget it.
  */
-import { HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
-import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { HAS_CHROMIUM, launchChromium, scriptFiles, servePages, type PageServer } from "../support/chromium.js";
 import { createRequire } from "node:module";
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,7 +81,7 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
   let app: Awaited<ReturnType<typeof createApp>>;
   let other: Awaited<ReturnType<typeof createApp>>;
   let featureId: string;
-  let pageServer: Server;
+  let pageServer: PageServer | undefined;
   let pageUrl: string;
   let browser: Browser | undefined;
 
@@ -97,20 +94,13 @@ describe("automated feedback surveys with the browser SDKs in Chromium", () => {
     await adminRequest(server, "PUT", `/admin/environments/${app.production.id}/features/huddle/survey`, { question: "How are huddles?", afterUses: 3, quietPeriodDays: 30 });
     await adminRequest(server, "PUT", `/admin/apps/${other.app.id}/features/huddle`, {});
     await adminRequest(server, "PUT", `/admin/environments/${other.production.id}/features/huddle/survey`, { question: "Other?", afterUses: 1 });
-    pageServer = createServer((req, res) => {
-      const bundle = BUNDLES[req.url ?? ""];
-      if (bundle) res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(bundle));
-      else if (req.url === "/") res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
-      else if (req.url === "/favicon.ico") res.writeHead(204).end();
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
-    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+    pageServer = await servePages({ "/": { contentType: "text/html", body: PAGE }, ...scriptFiles(BUNDLES) });
+    pageUrl = pageServer.url;
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    if (pageServer) await new Promise((resolve) => pageServer.close(resolve));
+    await pageServer?.close();
     await server?.stop();
   });
 

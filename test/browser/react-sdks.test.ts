@@ -4,9 +4,7 @@
  * served from another origin. The provider, the flag hook (with its remote config), `track`, feedback, live flag
  * updates (Reflag; the Bucket SDK has none) and an automated feedback prompt all run against a real Switchyard.
  */
-import { HAS_CHROMIUM, launchChromium } from "../support/chromium.js";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { HAS_CHROMIUM, launchChromium, servePages, type PageServer } from "../support/chromium.js";
 import { build } from "esbuild";
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,7 +34,7 @@ describe("React SDKs in headless Chromium", () => {
   let server: TestServer;
   let app: Awaited<ReturnType<typeof createApp>>;
   let featureId: string;
-  let pageServer: Server;
+  let pageServer: PageServer | undefined;
   let pageUrl: string;
   let browser: Browser | undefined;
   const bundles: Partial<Record<Sdk, string>> = {};
@@ -56,24 +54,23 @@ describe("React SDKs in headless Chromium", () => {
     });
     await adminRequest(server, "PUT", `/admin/environments/${env}/features/huddle/survey`, { question: "How do you like huddles in React?", afterUses: 2, quietPeriodDays: 30 });
     for (const sdk of Object.keys(PAGES) as Sdk[]) bundles[sdk] = await bundle(PAGES[sdk]);
-    pageServer = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://page");
-      const sdk = url.pathname.slice(1).replace(/\.(js|html)$/, "") as Sdk;
-      if (url.pathname.endsWith(".js") && bundles[sdk]) res.writeHead(200, { "content-type": "text/javascript" }).end(bundles[sdk]);
-      else if (url.pathname.endsWith(".html") && bundles[sdk]) {
-        const config = { publishableKey: app.production.publishableKey, apiBaseUrl: server.url, user: { id: USERS[sdk], name: "Rea" }, company: { id: `${sdk}-co`, plan: "pro" } };
-        res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><html><head><meta charset="utf-8"><title>${sdk}</title></head><body>
-<div id="root"></div><script>window.CONFIG = ${JSON.stringify(config)};</script><script src="/${sdk}.js"></script></body></html>`);
-      } else if (url.pathname === "/favicon.ico") res.writeHead(204).end();
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
-    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+    const pages: Record<string, { contentType: string; body: string }> = {};
+    for (const sdk of Object.keys(PAGES) as Sdk[]) {
+      const config = { publishableKey: app.production.publishableKey, apiBaseUrl: server.url, user: { id: USERS[sdk], name: "Rea" }, company: { id: `${sdk}-co`, plan: "pro" } };
+      pages[`/${sdk}.js`] = { contentType: "text/javascript", body: bundles[sdk]! };
+      pages[`/${sdk}.html`] = {
+        contentType: "text/html",
+        body: `<!doctype html><html><head><meta charset="utf-8"><title>${sdk}</title></head><body>
+<div id="root"></div><script>window.CONFIG = ${JSON.stringify(config)};</script><script src="/${sdk}.js"></script></body></html>`,
+      };
+    }
+    pageServer = await servePages(pages);
+    pageUrl = pageServer.url;
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    if (pageServer) await new Promise((resolve) => pageServer.close(resolve));
+    await pageServer?.close();
     await server?.stop();
   });
 
