@@ -199,7 +199,10 @@ export class ClusterNode {
     if (!this.connection.connected || registry === undefined) throw new ServiceError("CLUSTER_UNAVAILABLE", undefined, undefined, 1);
     await this.check();
     const nodes: NodeStatus[] = [];
-    for await (const nodeId of await registry.keys()) {
+    // keys() reads the bucket through an ordered consumer; after a server failover it can deliver a key twice.
+    const nodeIds = new Set<string>();
+    for await (const nodeId of await registry.keys()) nodeIds.add(nodeId);
+    for (const nodeId of nodeIds) {
       const entry = await registry.get(nodeId);
       if (!entry || entry.length === 0) continue;
       const reported = entry.json<NodeStatus>();
