@@ -17,10 +17,10 @@ describe("AnswerRing", () => {
     const second = worker.append(3, bytes(30, 2))!;
     expect(second.start).toBe(64);
     expect([...main.view(second)]).toEqual(Array(30).fill(2));
-    // Released up to 40, written up to 94: 10 bytes are free, not 34.
-    expect(worker.append(3, bytes(34, 3))).toBeUndefined();
-    const third = worker.append(3, bytes(10, 3))!;
-    expect(third.start).toBe(94);
+    // Released up to 40, written up to 94 and the next region starts on an 8-byte boundary, 96: 8 bytes are free.
+    expect(worker.append(3, bytes(9, 3))).toBeUndefined();
+    const third = worker.append(3, bytes(8, 3))!;
+    expect(third.start).toBe(96);
     expect(worker.append(3, bytes(1, 4))).toBeUndefined();
     main.release(second);
     main.release(third);
@@ -30,6 +30,7 @@ describe("AnswerRing", () => {
 
   it("only takes powers of two", () => {
     expect(() => AnswerRing.create(100)).toThrow(RangeError);
+    expect(() => AnswerRing.create(4)).toThrow(RangeError);
   });
 });
 
@@ -52,7 +53,10 @@ describe("AnswerRing under random traffic", () => {
           }
           fill = (fill % 250) + 1;
           const region = worker.append(0, bytes(step, fill));
-          if (region) live.push({ region, fill });
+          if (region) {
+            expect(region.start % 8).toBe(0);
+            live.push({ region, fill });
+          }
           else if (live.length === 0) expect(step).toBeGreaterThan(64);
         }
         for (const entry of live) expect(main.view(entry.region).every((byte) => byte === entry.fill)).toBe(true);
