@@ -7,11 +7,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { bulkMixedBody, eventBody, featureDefinitions, trafficEntitiesBodies, trafficQueries } from "../bench/support/fixtures.js";
+import { featureDefinitions, trafficEntitiesBodies } from "../bench/support/fixtures.js";
 import { BENCH_ADMIN_TOKEN, startGroupCommitServer } from "../bench/support/processes.js";
 import { postBulk, seedApp } from "../bench/support/seed.js";
-import { getStream, postStream, runStream, runStreams, type Stream, type StreamFigures } from "./support/load-streams.js";
+import { runStreamProcess, runStreams, type StreamFigures } from "./support/load-streams.js";
+import { p99Bound, scrape } from "./support/server-latency.js";
 import { start } from "./support/service-process.js";
+import type { StreamKind, StreamSpec } from "./support/soak-streams.js";
 
 const USAGE = `node dist/tools/soak.js [options]
 
@@ -22,7 +24,10 @@ companies, then:
     80 % events, 10 % users, 10 % companies);
  2. offers all three at once for --minutes, each at --load x its share x its maximum (shares --shares, of the
     service's capacity), in windows of --window seconds; per window and stream: served rate, p50/p99/max, errors,
-    and the server's resident memory (anonymous vs file-backed: LMDB maps its file);
+    and the server's resident memory (anonymous vs file-backed: LMDB maps its file); each stream runs in a process
+    of its own and reports that process's event-loop delay (a late generator inflates what it measures); the
+    server's own view per window comes from GET /metrics: each route's p99 (routing to answer, as the upper bound of
+    its histogram bucket) and the main thread's event-loop delay p99;
  3. offers /event at the same rate to the bare group-commit server (bench/baselines/group-commit-server.js: parse,
     put, one commit per event-loop turn, answer after commit) on a fresh dir of the same disk, --baseline-windows
     windows.
@@ -58,7 +63,6 @@ const { values } = parseArgs({
 });
 
 const CLI = resolve(import.meta.dirname, "../src/cli/main.js");
-const BULK_ITEMS = 50;
 const EVALUATION_P99_TARGET_MS = 10;
 const EVENT_P99_FACTOR = 2;
 
@@ -76,38 +80,43 @@ function memoryOf(pid: number): Memory {
   return { rssMb: round(kb("VmRSS")), anonMb: round(kb("RssAnon")), fileMb: round(kb("RssFile") + kb("RssShmem")) };
 }
 
-function eventStream(headers: Record<string, string>, connections: number): Stream {
-  // Distinct users (a new id every call), as browsers and backends send them.
-  return postStream("event", "/event", headers, (sequence) => JSON.stringify({ ...eventBody(sequence), userId: `soak-u${sequence}` }), connections);
+/** Every window sends users and bodies no earlier window sent. */
+const SEQUENCES_PER_WINDOW = 10_000_000;
+const ROUTES: Record<StreamKind, string> = { evaluation: "/features/evaluated", event: "/event", bulk: "/bulk" };
+
+function specsFor(keys: { publishableKey: string; secretKey: string }, sequenceStart: number): Record<StreamKind, StreamSpec> {
+  const spec = (kind: StreamKind): StreamSpec => ({ kind, publishableKey: keys.publishableKey, secretKey: keys.secretKey, sequenceStart });
+  return { evaluation: spec("evaluation"), event: spec("event"), bulk: spec("bulk") };
 }
 
-function streamsFor(keys: { publishableKey: string; secretKey: string }): { evaluation: Stream; event: Stream; bulk: Stream } {
-  const evaluationPaths = trafficQueries().map((query) => `/features/evaluated?${query}`);
-  const secret = { authorization: `Bearer ${keys.secretKey}` };
-  return {
-    evaluation: getStream("evaluation", evaluationPaths, { authorization: `Bearer ${keys.publishableKey}` }, 16),
-    event: eventStream(secret, 16),
-    bulk: postStream("bulk", "/bulk", secret, (sequence) => JSON.stringify(bulkMixedBody(BULK_ITEMS, sequence + 1)), 4),
-  };
+/** The server's p99 per stream (upper bound of its histogram bucket, ms) and its main thread's loop delay p99. */
+interface ServerView {
+  p99BoundMs: Partial<Record<StreamKind, number>>;
+  loopDelayP99Ms: number;
 }
 
 interface Window {
   index: number;
   streams: Record<string, StreamFigures>;
+  server: ServerView;
   memory: Memory;
   maxRssMbDuring: number;
 }
 
 const worst = (windows: readonly { streams: Record<string, StreamFigures> }[], stream: string) => Math.max(...windows.map((window) => window.streams[stream]!.p99));
 
-async function soak(url: string, pid: number, offered: { stream: Stream; rate: number }[], windowCount: number, windowSeconds: number): Promise<Window[]> {
+async function soak(url: string, pid: number, keys: { publishableKey: string; secretKey: string }, offered: { kind: StreamKind; rate: number }[], windowCount: number, windowSeconds: number): Promise<Window[]> {
   const windows: Window[] = [];
   for (let index = 0; index < windowCount; index++) {
     let maxRss = 0;
     const sampler = setInterval(() => (maxRss = Math.max(maxRss, memoryOf(pid).rssMb)), 1_000);
-    const streams = await runStreams(url, offered, windowSeconds);
+    const specs = specsFor(keys, (index + 1) * SEQUENCES_PER_WINDOW);
+    const before = await scrape(url, BENCH_ADMIN_TOKEN);
+    const streams = await runStreams(url, offered.map(({ kind, rate }) => ({ spec: specs[kind], rate })), windowSeconds);
+    const after = await scrape(url, BENCH_ADMIN_TOKEN);
     clearInterval(sampler);
-    const window: Window = { index, streams, memory: memoryOf(pid), maxRssMbDuring: maxRss };
+    const p99BoundMs = Object.fromEntries(offered.map(({ kind }) => [kind, p99Bound(before, after, ROUTES[kind])]));
+    const window: Window = { index, streams, server: { p99BoundMs, loopDelayP99Ms: after.loopDelayP99Ms }, memory: memoryOf(pid), maxRssMbDuring: maxRss };
     windows.push(window);
     process.stderr.write(`${JSON.stringify(window)}\n`);
   }
@@ -119,10 +128,10 @@ async function baseline(eventRate: number, windowCount: number, windowSeconds: n
   const dir = mkdtempSync(join(tmpdir(), "switchyard-soak-ceiling-"));
   const server = await startGroupCommitServer(dir);
   try {
-    const stream = eventStream({}, 16);
     const windows: StreamFigures[] = [];
     for (let index = 0; index < windowCount; index++) {
-      windows.push(await runStream(server.url, stream, windowSeconds, eventRate));
+      const spec: StreamSpec = { kind: "event", publishableKey: "", secretKey: "", sequenceStart: index * SEQUENCES_PER_WINDOW };
+      windows.push(await runStreamProcess(server.url, spec, windowSeconds, eventRate));
       process.stderr.write(`baseline ${JSON.stringify(windows[index])}\n`);
     }
     return windows;
@@ -147,26 +156,25 @@ async function main(): Promise<void> {
   try {
     const app = await seedApp(server.url, "soak", featureDefinitions(Number(values.features)));
     for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
-    const streams = streamsFor(app);
     const maxSeconds = Number(values["max-seconds"]);
     const maxima: Record<string, StreamFigures> = {};
-    for (const stream of Object.values(streams)) {
-      maxima[stream.name] = await runStream(server.url, stream, maxSeconds);
-      process.stderr.write(`maximum ${stream.name}: ${JSON.stringify(maxima[stream.name])}\n`);
+    for (const spec of Object.values(specsFor(app, 0))) {
+      maxima[spec.kind] = await runStreamProcess(server.url, spec, maxSeconds);
+      process.stderr.write(`maximum ${spec.kind}: ${JSON.stringify(maxima[spec.kind])}\n`);
     }
     const [evaluationShare, eventShare, bulkShare] = values.shares!.split(",").map(Number) as [number, number, number];
     const load = Number(values.load);
-    const rate = (stream: Stream, share: number) => Math.max(1, Math.round(load * share * maxima[stream.name]!.rps));
-    const offered = [
-      { stream: streams.evaluation, rate: rate(streams.evaluation, evaluationShare) },
-      { stream: streams.event, rate: rate(streams.event, eventShare) },
-      { stream: streams.bulk, rate: rate(streams.bulk, bulkShare) },
+    const rate = (kind: StreamKind, share: number) => Math.max(1, Math.round(load * share * maxima[kind]!.rps));
+    const offered: { kind: StreamKind; rate: number }[] = [
+      { kind: "evaluation", rate: rate("evaluation", evaluationShare) },
+      { kind: "event", rate: rate("event", eventShare) },
+      { kind: "bulk", rate: rate("bulk", bulkShare) },
     ];
-    process.stderr.write(`offering ${offered.map(({ stream, rate: perSecond }) => `${stream.name} ${perSecond}/s`).join(", ")}\n`);
+    process.stderr.write(`offering ${offered.map(({ kind, rate: perSecond }) => `${kind} ${perSecond}/s`).join(", ")}\n`);
 
     const windowSeconds = Number(values.window);
     const windowCount = Math.max(2, Math.round((Number(values.minutes) * 60) / windowSeconds));
-    const windows = await soak(server.url, server.pid, offered, windowCount, windowSeconds);
+    const windows = await soak(server.url, server.pid, app, offered, windowCount, windowSeconds);
     const eventRate = offered[1]!.rate;
     const ceilingWindows = await baseline(eventRate, Number(values["baseline-windows"]), windowSeconds);
 
@@ -184,7 +192,7 @@ async function main(): Promise<void> {
       native: values.native,
       features: Number(values.features),
       maxima,
-      offered: Object.fromEntries(offered.map(({ stream, rate: perSecond }) => [stream.name, perSecond])),
+      offered: Object.fromEntries(offered.map(({ kind, rate: perSecond }) => [kind, perSecond])),
       minutes: (windowCount * windowSeconds) / 60,
       errors,
       rssAfterWarmUpMb: warm.memory.rssMb,
@@ -196,6 +204,9 @@ async function main(): Promise<void> {
       evaluationP99ByWindowMs: measured.map((window) => window.streams.evaluation!.p99),
       eventP99ByWindowMs: measured.map((window) => window.streams.event!.p99),
       bulkP99ByWindowMs: measured.map((window) => window.streams.bulk!.p99),
+      generatorLoopDelayP99ByWindowMs: measured.map((window) => Object.fromEntries(Object.entries(window.streams).map(([kind, figures]) => [kind, figures.generatorLoopDelayP99Ms]))),
+      serverP99BoundByWindowMs: measured.map((window) => window.server.p99BoundMs),
+      serverLoopDelayP99ByWindowMs: measured.map((window) => window.server.loopDelayP99Ms),
       groupCommitCeiling: { rate: eventRate, p99ByWindowMs: ceilingWindows.map((window) => window.p99), windows: ceilingWindows },
       targets: {
         evaluationP99EveryWindow: { worstMs: evaluationWorstP99, targetMs: EVALUATION_P99_TARGET_MS, verdict: evaluationWorstP99 < EVALUATION_P99_TARGET_MS ? "PASS" : "MISS" },

@@ -1,8 +1,12 @@
 /**
- * Concurrent open-loop load streams for the soak: each stream is its own autocannon instance with its own offered
- * rate, so every kind of request gets its own latency figures (one mixed histogram hid evaluations behind commits).
+ * Concurrent open-loop load streams for the soak: each stream is its own autocannon instance in its own process with
+ * its own offered rate, so every kind of request gets its own latency figures (one mixed histogram hid evaluations
+ * behind commits).
  */
+import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import type { StreamSpec } from "./soak-streams.js";
 
 /** The part of autocannon's API used here (it ships no types). */
 export interface LoadRequest {
@@ -42,6 +46,8 @@ export interface StreamFigures {
   p99: number;
   max: number;
   errors: number;
+  /** Runs in a process of their own: the 99th percentile of that process's event-loop delay (ms). */
+  generatorLoopDelayP99Ms?: number;
 }
 
 /** Runs `stream` for `seconds`, closed loop when `rate` is undefined, else offering `rate` requests per second. */
@@ -63,10 +69,20 @@ export function runStream(url: string, stream: Stream, seconds: number, rate?: n
   });
 }
 
-/** Runs every stream at once for `seconds`, each at its own rate; answers figures by stream name. */
-export async function runStreams(url: string, streams: readonly { stream: Stream; rate: number }[], seconds: number): Promise<Record<string, StreamFigures>> {
-  const results = await Promise.all(streams.map(({ stream, rate }) => runStream(url, stream, seconds, rate)));
-  return Object.fromEntries(streams.map(({ stream }, index) => [stream.name, results[index]!]));
+/** Runs the stream `spec` names in a child process of its own (see stream-process.ts), closed loop without `rate`. */
+export function runStreamProcess(url: string, spec: StreamSpec, seconds: number, rate?: number): Promise<StreamFigures> {
+  const script = resolve(import.meta.dirname, "stream-process.js");
+  return new Promise((resolveRun, reject) => {
+    execFile(process.execPath, [script, JSON.stringify({ url, spec, seconds, rate })], { timeout: (seconds + 60) * 1000 }, (error, stdout) =>
+      error ? reject(error) : resolveRun(JSON.parse(stdout) as StreamFigures),
+    );
+  });
+}
+
+/** Runs every stream at once for `seconds`, each in its own process at its own rate; answers figures by kind. */
+export async function runStreams(url: string, streams: readonly { spec: StreamSpec; rate: number }[], seconds: number): Promise<Record<string, StreamFigures>> {
+  const results = await Promise.all(streams.map(({ spec, rate }) => runStreamProcess(url, spec, seconds, rate)));
+  return Object.fromEntries(streams.map(({ spec }, index) => [spec.kind, results[index]!]));
 }
 
 /** A GET stream cycling through `paths` (distinct contexts: each connection takes the next one). */
