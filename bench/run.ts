@@ -15,6 +15,7 @@ import { benchAnswerTransport, benchBulkCeiling, benchGroupCommitCeiling, benchH
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
 import { benchRolloutHash } from "./evaluation/rollout-hash.js";
+import { benchSharedCopy } from "./workers/shared-copy.js";
 import { renderMarkdown } from "./report/markdown.js";
 import { buildReport, type BenchReport, type Measurements, type StartupPoint } from "./report/model.js";
 import { benchNativeFree } from "./runtime/native-free.js";
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
         ...(await benchEvaluatorVsReference(mode.micro)),
         ...(await benchContextFromQuery(mode.micro)),
         ...(await benchRolloutHash(mode.micro)),
+        ...(await benchSharedCopy(mode.micro)),
         ...(await benchEventCodec(mode.micro)),
         ...(await benchTrackingBulk(mode.micro)),
       ];

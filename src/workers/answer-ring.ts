@@ -13,8 +13,8 @@
 const CONTROL_BYTES = 8;
 /**
  * Regions start on 8-byte boundaries: V8 copies into shared memory word by word only when source and target are
- * equally aligned, and byte by byte otherwise — 4.2 µs instead of 0.56 µs for a 15 KB answer (/tmp micro-benchmark in
- * measured: docs/BENCHMARKS.md, "Tried"). Arenas start at offset 0 of their buffers, so an aligned region makes both aligned.
+ * equally aligned, and byte by byte otherwise — 4.4 µs instead of 0.6 µs for a 15 KB answer (bench/workers/shared-copy.ts).
+ * Arenas start at offset 0 of their buffers, so an aligned region makes both aligned.
  */
 const ALIGNMENT = 8;
 
