@@ -8,23 +8,18 @@
  *   every environment. "Whatever the context" is decided from the rules themselves: constant filters, rollouts of 0 %
  *   (off) or 100 % (on), and groups and negations of those; any context or partial-rollout filter, or opt-in, depends
  *   on who asks.
- * Reads only: the targeting history and the newest STALE_DAYS days of each environment's feature-event log.
+ * Reads only: the targeting history, and each environment's feature-event log through EvaluationRecency (the newest
+ * STALE_DAYS days once, then what was appended since).
  */
 import type { FeatureRepository } from "../features/feature-repository.js";
 import type { FeatureRecord } from "../features/records.js";
 import type { KvStore } from "../storage/kv.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
-import { logEntriesNewestFirst } from "../tracking/append-log.js";
-import type { FeatureEventRecord } from "../tracking/records.js";
+import { EvaluationRecency } from "./evaluation-recency.js";
 import { MAX_ROLLOUT_THRESHOLD } from "../schemas/rules.js";
 
 export const STALE_DAYS = 30;
 const DAY_MS = 86_400_000;
-/**
- * Most feature events read back per environment. Past it the scan stops and a flag not seen so far is not called
- * unevaluated (it may have been evaluated further back in the window): a conservative answer, never a wrong "stale".
- */
-export const MAX_EVENTS_SCANNED = 500_000;
 
 export interface StaleVerdict {
   stale: boolean;
@@ -65,16 +60,13 @@ export function uniformRulesAnswer(rules: readonly unknown[]): boolean | undefin
   return answers.every((answer) => answer === false) ? false : undefined;
 }
 
-/** Keys of feature events received since `since` in one environment, or with `complete: false` when the scan was cut short. */
-function evaluatedSince(store: KvStore, environmentId: string, since: number): { keys: Set<string>; complete: boolean } {
-  const keys = new Set<string>();
-  let scanned = 0;
-  for (const event of logEntriesNewestFirst<FeatureEventRecord>(store, "featureEvents", environmentId)) {
-    if (event.receivedAt < since) return { keys, complete: true };
-    if (++scanned > MAX_EVENTS_SCANNED) return { keys, complete: false };
-    keys.add(event.key);
-  }
-  return { keys, complete: true };
+/** One index per store: it lives as long as the store it reads. */
+const recencyByStore = new WeakMap<KvStore, EvaluationRecency>();
+
+function recencyOf(store: KvStore): EvaluationRecency {
+  let recency = recencyByStore.get(store);
+  if (recency === undefined) recencyByStore.set(store, (recency = new EvaluationRecency(store)));
+  return recency;
 }
 
 /** The verdict for each of `features` (live features of one app whose environments are `environments`). */
@@ -94,7 +86,7 @@ export function staleFlags(
   const evaluated = new Set<string>();
   let complete = true;
   for (const environment of environments) {
-    const seen = evaluatedSince(store, environment.id, since);
+    const seen = recencyOf(store).evaluatedSince(environment.id, since);
     for (const key of seen.keys) evaluated.add(key);
     complete &&= seen.complete;
   }
