@@ -8,7 +8,9 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { unpack } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACCOUNT_TEST_ENV, asSession, createMember, signIn, signInReply } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
 import { CLI, type TestServer } from "../support/server.js";
 import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, type NatsCluster } from "../support/cluster.js";
@@ -34,7 +36,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
   let pinned: Awaited<ReturnType<typeof createApp>>;
   const admin = (node: TestServer, method: string, path: string, body?: unknown) => request(node.url, method, path, { token: node.adminToken, ...(body !== undefined ? { body } : {}) });
   const evaluate = (node: TestServer, key: string, context = "context.company.id=x&context.company.plan=pro") => request(node.url, "GET", `/features/evaluated?publishableKey=${key}&${context}`);
-  const startD = (dataDir?: string) => startClusterNode({ nats, prefix, nodeId: "d", ...(dataDir ? { dataDir } : {}), env: { SWITCHYARD_REGION: "eu", SWITCHYARD_REGION_SERVES_UNPINNED: "true" } });
+  const startD = (dataDir?: string) => startClusterNode({ nats, prefix, nodeId: "d", ...(dataDir ? { dataDir } : {}), env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_REGION: "eu", SWITCHYARD_REGION_SERVES_UNPINNED: "true" } });
   /** Messages in a stream of this file's prefix (`CONFIG`, `eu_TRACKING`…). */
   const count = async (stream: string) => (await jsm.streams.info(`${prefix}_${stream}`)).state.messages;
   /** Every message body of a stream, as bytes. */
@@ -48,8 +50,8 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
   beforeAll(async () => {
     nats = await startNatsCluster();
     [n, e, d] = await Promise.all([
-      startClusterNode({ nats, prefix, nodeId: "n" }),
-      startClusterNode({ nats, prefix, nodeId: "e", env: { SWITCHYARD_REGION: "eu" } }),
+      startClusterNode({ nats, prefix, nodeId: "n", env: ACCOUNT_TEST_ENV }),
+      startClusterNode({ nats, prefix, nodeId: "e", env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_REGION: "eu" } }),
       startD(),
     ]);
     for (const node of [n, e, d]) await eventually(() => request(node.url, "GET", "/health"), (reply) => reply.status === 200);
@@ -142,6 +144,36 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
       expect(messages.length).toBeGreaterThan(0);
       for (const body of messages) for (const id of identifiers) expect(body.includes(id)).toBe(false);
     }
+  });
+
+  it("keeps its region's accounts: none from the unregioned streams, and a member of the region manages the unpinned apps through it", async () => {
+    await createMember(n.url, n.adminToken, "anywhere@example.com", "editor");
+    const regional = await createMember(d.url, d.adminToken, "eu-editor@example.com", "editor");
+    // Once D applied the unregioned stream past N's member, that member is still unknown on D.
+    const configEnd = await count("CONFIG");
+    await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.body.cluster?.unpinned?.config.applied >= configEnd);
+    const emails = async (node: TestServer) => (await admin(node, "GET", "/admin/members")).body.members.map((member: { email: string }) => member.email).sort();
+    expect(await emails(d)).toEqual(["eu-editor@example.com"]);
+    await eventually(() => emails(e), (list) => list.includes("eu-editor@example.com"));
+    expect(await emails(e)).toEqual(["eu-editor@example.com"]);
+    expect(await emails(n)).toEqual(["anywhere@example.com"]);
+    expect((await signInReply(d.url, "anywhere@example.com", "correct horse battery staple")).status).toBe(401);
+    expect((await signInReply(n.url, "eu-editor@example.com", "correct horse battery staple")).status).toBe(401);
+
+    // The region's editor changes the unpinned app through D: the change reaches N, naming its author as any change
+    // does (the documented consequence: the author's id and email travel with it).
+    const session = await signIn(d.url, "eu-editor@example.com");
+    const path = `/admin/environments/${unpinned.production.id}/features/huddle`;
+    const put = await asSession(d.url, session, "PUT", `${path}/targeting`, PRO_RULES);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const history = await eventually(() => admin(n, "GET", `${path}/history`), (reply) => reply.body.versions?.some((version: { version: number }) => version.version === put.body.targeting.version));
+    const version = history.body.versions.find((entry: { version: number }) => entry.version === put.body.targeting.version);
+    expect(version.actor).toMatchObject({ kind: "member", id: regional.id, email: "eu-editor@example.com" });
+    // Its member record and its session stay in the region's streams: the unregioned messages naming its email are
+    // N's own record of the sign-in attempted there above, and that change.
+    const mentions = (await bodies("CONFIG")).map((body) => unpack(body) as { type: string }).filter((change) => JSON.stringify(change).includes("eu-editor@example.com"));
+    expect(mentions.map((change) => change.type)).toEqual(["sign-in.fail", "rules.put"]);
+    expect(mentions[1]).toMatchObject({ environmentId: unpinned.production.id });
   });
 
   it("shows both stream sets in /health and cluster status, and registers in both registries", async () => {
