@@ -49,7 +49,8 @@ export interface ClusterConfig {
   readonly prefix: string;
   /**
    * Data residency (SWITCHYARD_REGION): the node's region. Its streams are the region's own (`<prefix>_<region>_*`),
-   * apps created through it are pinned to it, and it serves no app of another region nor any unpinned app.
+   * apps created through it are pinned to it, and it serves no app of another region nor (unless `servesUnpinned`)
+   * any unpinned app.
    */
   readonly region: string | undefined;
   /**
