@@ -166,8 +166,9 @@ export class ClusterNode {
       const status = this.status();
       await this.primary.registry!.put(this.config.nodeId, JSON.stringify(status));
       if (this.unpinned !== undefined) {
+        // There, `config`, `tracking` and `caughtUp` are the node's in the unregioned set, as its other members read them.
         const { unpinned: positions, ...rest } = status;
-        await this.unpinned.registry!.put(this.unpinned.memberId, JSON.stringify({ ...rest, config: positions!.config, tracking: positions!.tracking }));
+        await this.unpinned.registry!.put(this.unpinned.memberId, JSON.stringify({ ...rest, caughtUp: positions!.caughtUp, config: positions!.config, tracking: positions!.tracking }));
       }
     } catch (error) {
       this.log.error("cluster check failed", { error: String(error) });

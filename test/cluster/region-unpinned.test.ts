@@ -123,6 +123,14 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     expect((await request(d.url, "POST", "/company", { token: anywhere, body: { companyId: "initech", attributes: { plan: "pro" } } })).status).toBe(200);
     expect((await request(d.url, "POST", "/event", { token: anywhere, body: { event: "anywhere-event", userId: "u-any" } })).status).toBe(200);
     expect((await request(d.url, "POST", "/event", { token: pinned.production.publishableKey, body: { event: "eu-event", userId: "u-eu" } })).status).toBe(200);
+    // Read-your-writes per stream set: a feedback created through D and updated through D at once is found there
+    // (the update waits for D's applier of the unregioned tracking stream), and N stores both.
+    const created = await request(d.url, "POST", "/feedback", { token: anywhere, body: { key: "huddle", userId: "u-any", score: 4 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const updated = await request(d.url, "POST", "/feedback", { token: anywhere, body: { key: "huddle", userId: "u-any", feedbackId: created.body.feedbackId, comment: "from the EU node" } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const stored = await eventually(() => admin(n, "GET", `/admin/environments/${unpinned.production.id}/feedback`), (reply) => reply.body.feedback?.[0]?.comment === "from the EU node");
+    expect(stored.body.feedback).toEqual([expect.objectContaining({ feedbackId: created.body.feedbackId, score: 4, comment: "from the EU node" })]);
 
     // Remote context on N: the company's attributes stored from D's call decide N's answer.
     await admin(n, "PUT", `/admin/environments/${unpinned.production.id}/features/huddle/targeting`, PRO_RULES);
@@ -135,7 +143,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     // The region's app's event: on E (and D), never on N, and not in the unregioned tracking stream.
     for (const node of [e, d]) await eventually(() => allEvents(node, pinned.production.id), (events) => events.some((event) => event.event === "eu-event"));
     expect((await admin(n, "GET", `/admin/environments/${pinned.production.id}/events`)).status).toBe(404);
-    expect(await count("TRACKING")).toBe(before.tracking + 2);
+    expect(await count("TRACKING")).toBe(before.tracking + 4);
     expect(await count("eu_TRACKING")).toBe(before.euTracking + 1);
     // Nothing of the region's app in any unregioned stream: no message names its id or its environments'.
     const identifiers = [pinned.app.id, pinned.production.id, pinned.development.id];
@@ -177,13 +185,19 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
   });
 
   it("shows both stream sets in /health and cluster status, and registers in both registries", async () => {
-    const health = await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && reply.body.cluster.unpinned?.config.lag === 0);
+    const health = await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && reply.body.cluster.unpinned?.config.lag === 0 && reply.body.cluster.unpinned.tracking.lag === 0);
     expect(health.body.cluster).toMatchObject({ nodeId: "d", region: "eu", connected: true, caughtUp: true, unpinned: { caughtUp: true, tracking: { lag: 0 } } });
     // The primary fields are the region's streams: what D applied of them, as E reports for the same streams.
     const fromE = (await request(e.url, "GET", "/health")).body.cluster;
     expect(fromE.unpinned).toBeUndefined();
-    expect(health.body.cluster.config.last).toBe(await count("eu_CONFIG"));
-    expect(health.body.cluster.unpinned.config.last).toBe(await count("CONFIG"));
+    // `config.last` is the end of the region's configuration stream, `unpinned.config.last` the unregioned one's.
+    await eventually(
+      async () => {
+        const cluster = (await request(d.url, "GET", "/health")).body.cluster;
+        return [cluster.config.last, cluster.unpinned.config.last, await count("eu_CONFIG"), await count("CONFIG")];
+      },
+      ([region, unregioned, regionEnd, unregionedEnd]) => region === regionEnd && unregioned === unregionedEnd,
+    );
 
     const json = JSON.parse((await run(process.execPath, [CLI, "cluster", "status", "--json", "--url", d.url, "--token", d.adminToken])).stdout);
     expect(json.cluster.nodes.map((node: { nodeId: string }) => node.nodeId)).toEqual(["d", "e"]);
@@ -207,7 +221,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
   });
 
   it("resumes after a restart from the positions it stored, applying nothing twice; a plain region node refuses its data dir", async () => {
-    const before = (await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && reply.body.cluster.unpinned.config.lag === 0 && reply.body.cluster.unpinned.tracking.lag === 0)).body.cluster;
+    const before = (await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && [reply.body.cluster.config, reply.body.cluster.tracking, reply.body.cluster.unpinned.config, reply.body.cluster.unpinned.tracking].every((position) => position.lag === 0))).body.cluster;
     const eventsBefore = await allEvents(d, unpinned.production.id);
     await d.stop();
 
