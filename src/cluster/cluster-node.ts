@@ -51,8 +51,6 @@ export class ClusterNode {
   readonly jobContext: JobContext;
   /** Where management routes send their changes: the primary set's log, or a router over both sets. */
   readonly management: ManagementLog;
-  private readonly tenancy: TenancyRepository;
-
   private constructor(
     readonly config: ClusterConfig,
     readonly connection: ClusterConnection,
@@ -61,10 +59,10 @@ export class ClusterNode {
     /** The unregioned set, joined besides the region's by a node with SWITCHYARD_REGION_SERVES_UNPINNED. */
     readonly unpinned: StreamSet | undefined,
     private readonly log: Logger,
+    private readonly tenancy: TenancyRepository,
     store: KvStore,
   ) {
     this.jobContext = createJobContext(store);
-    this.tenancy = new TenancyRepository(store);
     this.management = unpinned === undefined ? primary.management : new RoutedManagementLog(primary.management, unpinned.management, (change) => concernsUnpinnedApp(change, this.tenancy));
   }
 
@@ -102,7 +100,7 @@ export class ClusterNode {
     // In the unregioned set the node is `<region>_<node id>`, so it cannot take the consumer or registry key of a
     // node of no region that has the same id.
     const unpinned = config.servesUnpinned && config.region !== undefined ? set(streamNames(config.prefix), new StreamPositions(store, "cluster.unpinned"), `${config.region}_${config.nodeId}`, true) : undefined;
-    const node = new ClusterNode(config, connection, primary, unpinned, log, store);
+    const node = new ClusterNode(config, connection, primary, unpinned, log, tenancy, store);
     metrics.labelledGauge("switchyard_cluster_lag_messages", "Messages in each replicated stream not yet applied on this node.", ["log"], () => {
       const status = node.status();
       return [
