@@ -124,7 +124,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const bootstrapAdminDigest = bootstrapAdminToken(config, accountRepository, log);
 
   const tenancy = new TenancyRepository(store);
-  const misplaced = residencyViolation(tenancy.listApps(), config.cluster?.region);
+  const misplaced = residencyViolation(tenancy.listApps(), config.cluster?.region, config.cluster?.servesUnpinned);
   if (misplaced !== undefined) {
     await store.close();
     throw new ConfigError(misplaced);

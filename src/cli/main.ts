@@ -174,18 +174,31 @@ async function analytics(client: AdminClient, action: string | undefined, first:
   }
 }
 
-/** `switchyard cluster status`: each node's position in both logs and its lag, as a table (or JSON with --json). */
+/**
+ * `switchyard cluster status`: each node's position in both logs and its lag, as a table (or JSON with --json); on a
+ * region's node that also serves the unpinned apps, a second table for the unregioned streams.
+ */
 async function clusterStatus(client: AdminClient, json: boolean): Promise<unknown> {
-  const answer = (await client.call("GET", "/admin/cluster")) as { cluster: null | { self: string; streams: { config: number; tracking: number }; nodes: ClusterNodeRow[] } };
+  const answer = (await client.call("GET", "/admin/cluster")) as { cluster: null | (ClusterSetView & { self: string; unpinned?: ClusterSetView }) };
   if (json || answer.cluster === null) return answer;
-  const rows = answer.cluster.nodes.map((node) =>
-    [node.nodeId, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${answer.cluster!.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${answer.cluster!.streams.tracking}`, String(node.tracking.lag), node.at].join("\t"),
-  );
-  return new TextOutput(`${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"].join("\t")}\n${rows.join("\n")}\n`);
+  const table = (set: ClusterSetView) => {
+    const rows = set.nodes.map((node) =>
+      [node.region === undefined ? node.nodeId : `${node.nodeId} (${node.region})`, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${set.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${set.streams.tracking}`, String(node.tracking.lag), node.at].join("\t"),
+    );
+    return `${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"].join("\t")}\n${rows.join("\n")}\n`;
+  };
+  const unpinned = answer.cluster.unpinned === undefined ? "" : `\nunregioned streams (unpinned apps):\n${table(answer.cluster.unpinned)}`;
+  return new TextOutput(table(answer.cluster) + unpinned);
+}
+
+interface ClusterSetView {
+  streams: { config: number; tracking: number };
+  nodes: ClusterNodeRow[];
 }
 
 interface ClusterNodeRow {
   nodeId: string;
+  region?: string;
   connected: boolean;
   caughtUp: boolean;
   config: { applied: number; lag: number };

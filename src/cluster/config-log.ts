@@ -23,6 +23,9 @@ interface Waiter {
   resolve(outcome: ChangeOutcome): void;
 }
 
+/** The outcome of a change this node skips (not its to apply): written nowhere, like a refusal. */
+const NOT_SERVED_HERE: ChangeOutcome = { ok: false, error: { code: "NOT_FOUND", message: "Not served by this node." } };
+
 const unavailable = (message?: string) => new ServiceError("CLUSTER_UNAVAILABLE", message, undefined, 1);
 
 /**
@@ -53,6 +56,11 @@ export class ClusterConfigLog implements ManagementLog {
       log: Logger;
       publishTimeoutMs: number;
       onPublished?: (seconds: number) => void;
+      /**
+       * Which changes of this stream this node applies (inside the apply's transaction); the others only move its
+       * position. Absent: all. A region's node reading the unregioned stream takes only unpinned apps' changes.
+       */
+      accepts?: (change: ManagementChange) => boolean;
     },
   ) {
     this.applier = new ChangeApplier(parts.store);
@@ -157,14 +165,14 @@ export class ClusterConfigLog implements ManagementLog {
   }
 
   private async applyMessage(message: JsMsg): Promise<void> {
-    const { store, positions, log } = this.parts;
+    const { store, positions, log, accepts } = this.parts;
     const sequence = message.seq;
     const change = packr.unpack(message.data) as ManagementChange;
     let outcome: ChangeOutcome | undefined;
     try {
       outcome = await store.write(() => {
         if (positions.applied("config") >= sequence) return undefined;
-        const result = this.applier.apply(change);
+        const result = accepts === undefined || accepts(change) ? this.applier.apply(change) : NOT_SERVED_HERE;
         positions.setApplied("config", sequence);
         positions.setSubject(message.subject, sequence);
         return result;

@@ -157,6 +157,11 @@ export class TrackingApplier {
       onApplied(environments: Set<string>): void;
       /** Resolves once this node's configuration log reached `sequence`. */
       configAppliedUpTo(sequence: number): Promise<void>;
+      /**
+       * Which environments' requests this node stores (inside the apply's transaction); the others only move its
+       * position. Absent: all. A region's node reading the unregioned stream takes only unpinned apps' tracking.
+       */
+      accepts?: (environmentId: string) => boolean;
     },
   ) {}
 
@@ -258,8 +263,9 @@ export class TrackingApplier {
   }
 
   private async apply(batch: JsMsg[]): Promise<void> {
-    const { store, positions, log } = this.parts;
+    const { store, positions, log, accepts } = this.parts;
     const decoded = batch.map((message) => ({ sequence: message.seq, requests: packr.unpack(message.data) as ReplicatedRequest[] }));
+    const served = (requests: ReplicatedRequest[]) => (accepts === undefined ? requests : requests.filter((request) => accepts(request.environmentId)));
     // What these requests were validated against must be here first (see ReplicatedRequest.configSequence).
     let configSequence = 0;
     for (const entry of decoded) for (const request of entry.requests) configSequence = Math.max(configSequence, request.configSequence ?? 0);
@@ -272,7 +278,7 @@ export class TrackingApplier {
       changed = await store.write(() => {
         const fresh = decoded.filter((entry) => entry.sequence > positions.applied("tracking"));
         if (fresh.length === 0) return new Set<string>();
-        const environments = writeReplicatedRequests(store, fresh.flatMap((entry) => entry.requests), onDropped);
+        const environments = writeReplicatedRequests(store, served(fresh.flatMap((entry) => entry.requests)), onDropped);
         positions.setApplied("tracking", fresh[fresh.length - 1]!.sequence);
         return environments;
       });
@@ -283,7 +289,7 @@ export class TrackingApplier {
         try {
           const environments = await store.write(() => {
             if (entry.sequence <= positions.applied("tracking")) return new Set<string>();
-            const result = writeReplicatedRequests(store, entry.requests, onDropped);
+            const result = writeReplicatedRequests(store, served(entry.requests), onDropped);
             positions.setApplied("tracking", entry.sequence);
             return result;
           });

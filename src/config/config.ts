@@ -49,9 +49,15 @@ export interface ClusterConfig {
   readonly prefix: string;
   /**
    * Data residency (SWITCHYARD_REGION): the node's region. Its streams are the region's own (`<prefix>_<region>_*`),
-   * apps created through it are pinned to it, and it serves no app of another region nor any unpinned app.
+   * apps created through it are pinned to it, and it serves no app of another region nor (unless `servesUnpinned`)
+   * any unpinned app.
    */
   readonly region: string | undefined;
+  /**
+   * SWITCHYARD_REGION_SERVES_UNPINNED=true (only with a region): the node also joins the unregioned streams and serves
+   * the unpinned apps beside its region's (docs/CLUSTER.md, "Data residency").
+   */
+  readonly servesUnpinned: boolean;
   /** Copies JetStream keeps of each stream (3: a quorum survives the loss of one server). */
   readonly replicas: number;
   /** How long a publish waits for JetStream's acknowledgement before the call gets a retryable 503. */
@@ -133,6 +139,7 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_CLUSTER_REPLICAS: v.optional(integerFrom(1, 5), "3"),
   // Lower-case letters, digits and -: it becomes part of stream names (e.g. SWITCHYARD_eu_CONFIG).
   SWITCHYARD_REGION: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,15}$/, "must be 1 to 16 lower-case letters, digits or -, starting with a letter, such as eu"))),
+  SWITCHYARD_REGION_SERVES_UNPINNED: v.optional(v.picklist(["true", "false"], "must be true or false")),
   SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS: v.optional(integerFrom(100, 60_000), "5000"),
   SWITCHYARD_CLUSTER_CREDS: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
   SWITCHYARD_CLUSTER_USER: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
@@ -147,6 +154,7 @@ type ParsedEnvironment = v.InferOutput<typeof ENVIRONMENT_SCHEMA>;
 
 const CLUSTER_ONLY = [
   "SWITCHYARD_REGION",
+  "SWITCHYARD_REGION_SERVES_UNPINNED",
   "SWITCHYARD_CLUSTER_CREDS",
   "SWITCHYARD_CLUSTER_USER",
   "SWITCHYARD_CLUSTER_PASSWORD",
@@ -175,6 +183,10 @@ function clusterConfig(input: ParsedEnvironment): ClusterConfig | undefined {
   if ((input.SWITCHYARD_CLUSTER_TLS_CERT === undefined) !== (input.SWITCHYARD_CLUSTER_TLS_KEY === undefined)) {
     fail(input.SWITCHYARD_CLUSTER_TLS_CERT === undefined ? "SWITCHYARD_CLUSTER_TLS_CERT" : "SWITCHYARD_CLUSTER_TLS_KEY", "must be set together with its pair (certificate and key)");
   }
+  // Serving unpinned apps besides a region's is what it means; a node of no region serves them already.
+  if (input.SWITCHYARD_REGION_SERVES_UNPINNED !== undefined && input.SWITCHYARD_REGION === undefined) {
+    fail("SWITCHYARD_REGION_SERVES_UNPINNED", "needs SWITCHYARD_REGION (a node of no region serves the unpinned apps already)");
+  }
   const tls =
     input.SWITCHYARD_CLUSTER_TLS_CA !== undefined || input.SWITCHYARD_CLUSTER_TLS_CERT !== undefined
       ? Object.freeze({ caFile: input.SWITCHYARD_CLUSTER_TLS_CA, certFile: input.SWITCHYARD_CLUSTER_TLS_CERT, keyFile: input.SWITCHYARD_CLUSTER_TLS_KEY })
@@ -184,6 +196,7 @@ function clusterConfig(input: ParsedEnvironment): ClusterConfig | undefined {
     nodeId: input.SWITCHYARD_NODE_ID,
     prefix: input.SWITCHYARD_CLUSTER_PREFIX,
     region: input.SWITCHYARD_REGION,
+    servesUnpinned: input.SWITCHYARD_REGION_SERVES_UNPINNED === "true",
     replicas: input.SWITCHYARD_CLUSTER_REPLICAS,
     publishTimeoutMs: input.SWITCHYARD_CLUSTER_PUBLISH_TIMEOUT_MS,
     credsFile: input.SWITCHYARD_CLUSTER_CREDS,

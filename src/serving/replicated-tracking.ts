@@ -28,20 +28,22 @@ export async function trackReplicated(
   contentType: string | undefined,
 ): Promise<ApiResponse> {
   const receivedAt = Date.now();
+  // The environment's stream set: an unpinned app's on a region's node that serves them goes to the unregioned one.
+  const set = cluster.trackingSet(environmentId);
   const items = [...parseTrackJob({ kind: "track", environmentId, call, body, contentType, receivedAt })];
   let feedbackIds: (string | null)[] = items.map(() => null);
   if (items.some((item) => item.type === "feedback")) {
     // An update names a feedback that may have been created through this node a moment ago: read-your-writes,
     // so wait (briefly) until this node applied what it published itself.
     if (items.some((item) => item.type === "feedback" && item.feedbackId !== undefined)) {
-      await cluster.applier.appliedUpTo(cluster.publisher.lastPublished, OWN_WRITES_WAIT_MS);
+      await set.applier.appliedUpTo(set.publisher.lastPublished, OWN_WRITES_WAIT_MS);
     }
     // Refused here with the standalone answer (400 UNKNOWN_FEATURE, 404 for an unknown feedback id) against this
     // node's copy of the data.
     resolveFeedbackReferences(store, environmentId, items);
     feedbackIds = items.map((item) => (item.type === "feedback" && item.feedbackId === undefined ? newFeedbackId() : null));
   }
-  await cluster.publisher.submit({ environmentId, receivedAt, items, feedbackIds, configSequence: cluster.management.applied });
+  await set.publisher.submit({ environmentId, receivedAt, items, feedbackIds, configSequence: set.management.applied });
   if (call === "feedback") {
     const item = items[0]!;
     return ok({ feedbackId: item.type === "feedback" && item.feedbackId !== undefined ? item.feedbackId : feedbackIds[0] });
@@ -58,7 +60,8 @@ export async function trackReplicated(
 export async function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
   const { answer, featureEvents } = evaluateJob(jobContext, job);
   if (featureEvents !== undefined && featureEvents.results.length > 0) {
-    await cluster.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: cluster.management.applied });
+    const set = cluster.trackingSet(job.environmentId);
+    await set.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: set.management.applied });
   }
   return answer;
 }
