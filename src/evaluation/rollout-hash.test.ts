@@ -55,7 +55,8 @@ describe("RolloutBucketCache", () => {
 
   it("holds at most two generations", () => {
     const cache = new RolloutBucketCache("flag.", 100);
-    for (let user = 0; user < 1_000; user++) cache.bucket(`user-${user}`);
+    // 300 one-off values: fewer than the 400 lookups after which the gate would judge them and drop everything.
+    for (let user = 0; user < 300; user++) cache.bucket(`user-${user}`);
     expect(cache.size).toBeLessThanOrEqual(200);
     expect(cache.size).toBeGreaterThan(100);
   });
@@ -100,6 +101,20 @@ describe("RolloutBucketCache under values that do not come back", () => {
     for (let index = 0; index < 4 * 1_024; index++) cache.bucket(`company-${index % 200}`);
     expect(cache.bypassing).toBe(false);
     expect(cache.has("company-7")).toBe(true);
+  });
+});
+
+describe("RolloutBucketCache sized for many rollout keys", () => {
+  it("decides within four generations: bypasses user ids it cannot hold, keeps 200 companies it can", () => {
+    const users = new RolloutBucketCache("flag.", RolloutCaches.MIN_PER_KEY);
+    for (let user = 0; user < 4 * RolloutCaches.MIN_PER_KEY; user++) users.bucket(`u${user}`);
+    expect(users.bypassing).toBe(true);
+    expect(users.bucket("u5")).toBe(rolloutBucket("flag.u5"));
+
+    const companies = new RolloutBucketCache("flag.", RolloutCaches.MIN_PER_KEY);
+    for (let index = 0; index < 4 * 4 * RolloutCaches.MIN_PER_KEY; index++) companies.bucket(`company-${index % 200}`);
+    expect(companies.bypassing).toBe(false);
+    expect(companies.has("company-7")).toBe(true);
   });
 });
 

@@ -69,14 +69,32 @@ export class RolloutBucketCache {
   private current = new Map<string, number>();
   private previous = new Map<string, number>();
   readonly hasher: RolloutHasher;
-  private readonly gate = new HitRateGate(RolloutBucketCache.BREAK_EVEN);
+  private gate!: HitRateGate;
+  #generationSize = 0;
 
   constructor(
     /** `<rollout key>.`, the part of the hash input before the value; "" to key by whole hash inputs. */
     prefix = "",
-    public generationSize = 10_000,
+    generationSize = 10_000,
   ) {
     this.hasher = new RolloutHasher(prefix);
+    this.generationSize = generationSize;
+  }
+
+  get generationSize(): number {
+    return this.#generationSize;
+  }
+
+  /**
+   * Sizes the generations, and the gate's sample window with them: a value can only hit when it comes back within
+   * what the cache holds (up to two generations), so a window of four generations sees every reuse the cache can
+   * serve. A fixed 4,096-lookup window kept the 700 user-id rollouts of a 1,000-feature ruleset sampling — inserting,
+   * hashing one lane at a time — for their first 4,096 requests each (7 s at 565 requests/s).
+   */
+  set generationSize(size: number) {
+    this.#generationSize = size;
+    const sample = Math.min(4 * 1_024, Math.max(64, 4 * size));
+    this.gate = new HitRateGate(RolloutBucketCache.BREAK_EVEN, sample, 4 * sample);
   }
 
   bucket(value: string): number {
