@@ -25,15 +25,18 @@ export function useCursorPages(): CursorPages {
   };
 }
 
-/** Previous / next buttons of a paged list; `next` is the cursor of the following page, or none on the last one. */
+/**
+ * Previous / next buttons of a paged list; `next` is the cursor of the following page, or none on the last one.
+ * Each label is one text node: split in two, Chromium shapes the words apart and the text shifts by a pixel.
+ */
 export function Pager({ pages, next, noun = "page" }: { pages: CursorPages; next: string | null | undefined | false; noun?: string }) {
   return (
     <div class="actions">
       <button type="button" class="secondary" disabled={pages.atFirst} onClick={pages.previous}>
-        Previous {noun}
+        {`Previous ${noun}`}
       </button>
       <button type="button" class="secondary" disabled={!next} onClick={() => next && pages.next(next)}>
-        Next {noun}
+        {`Next ${noun}`}
       </button>
     </div>
   );

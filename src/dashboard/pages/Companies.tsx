@@ -41,7 +41,8 @@ export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | 
     <Page title={kind === "companies" ? "Companies" : "Users"}>
       <div class="toolbar">
         <Field
-          label={`${singular} id starts with`}
+          // Two text nodes, as the page always drew it: Chromium shapes each apart, one node would shift a glyph.
+          label={<>{singular} id starts with</>}
           type="search"
           value={prefix}
           onInput={(event) => {
