@@ -2,7 +2,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { enc, get } from "../api";
-import { ErrorMessage, useLoad, when } from "../ui";
+import { AdoptionTable } from "../components/AdoptionTable";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
+import { EntityLink } from "../components/EntityLink";
+import { Field } from "../components/Field";
+import { Pager, useCursorPages } from "../components/Pager";
+import { ErrorMessage, useLoad } from "../ui";
 
 export interface FeatureFigures {
   key: string;
@@ -48,16 +54,14 @@ export function Adoption({ environmentId, featureKey }: { environmentId: string;
   );
   const f = figures.data;
   return (
-    <section class="card" aria-labelledby="adoption-title">
-      <h2 id="adoption-title">Adoption and satisfaction</h2>
-      <label>
-        Window
+    <Card id="adoption-title" title="Adoption and satisfaction">
+      <Field label="Window">
         <select value={String(days)} onChange={(event) => setDays(Number((event.currentTarget as HTMLSelectElement).value))}>
           <option value="7">last 7 days</option>
           <option value="30">last 30 days</option>
           <option value="90">last 90 days</option>
         </select>
-      </label>
+      </Field>
       <ErrorMessage error={figures.error} />
       {f && (
         <dl class="figures" data-testid="funnel">
@@ -79,7 +83,7 @@ export function Adoption({ environmentId, featureKey }: { environmentId: string;
       )}
       <WeeklyChart base={base} featureKey={featureKey} />
       <CompanyStates base={base} featureKey={featureKey} range={range} />
-    </section>
+    </Card>
   );
 }
 
@@ -119,36 +123,29 @@ function WeeklyChart({ base, featureKey }: { base: string; featureKey: string })
       <ErrorMessage error={weeks.error} />
       <div ref={target} aria-hidden="true" />
       {weeks.data && (
-        <table class="visually-hidden">
-          <caption>Companies per week</caption>
-          <thead>
-            <tr>
-              <th scope="col">Week of</th>
-              <th scope="col">Tried</th>
-              <th scope="col">Adopted</th>
-              <th scope="col">Exposed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {weeks.data.map((week) => (
-              <tr>
-                <td>{isoDay(week.start)}</td>
-                <td>{week.tried}</td>
-                <td>{week.adopted}</td>
-                <td>{week.exposed}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          class="visually-hidden"
+          caption="Companies per week"
+          columns={["Week of", "Tried", "Adopted", "Exposed"]}
+          rows={weeks.data}
+          row={(week) => (
+            <>
+              <td>{isoDay(week.start)}</td>
+              <td>{week.tried}</td>
+              <td>{week.adopted}</td>
+              <td>{week.exposed}</td>
+            </>
+          )}
+        />
       )}
     </figure>
   );
 }
 
 function CompanyStates({ base, featureKey, range }: { base: string; featureKey: string; range: { from: string; to: string } }) {
-  const [after, setAfter] = useState<string[]>([]);
-  const cursor = after[after.length - 1];
-  useEffect(() => setAfter([]), [range.from, featureKey]);
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
+  useEffect(pages.first, [range.from, featureKey]);
   const page = useLoad(() => {
     const query = new URLSearchParams({ from: range.from, to: range.to, limit: String(PAGE) });
     if (cursor) query.set("after", cursor);
@@ -158,38 +155,8 @@ function CompanyStates({ base, featureKey, range }: { base: string; featureKey: 
     <>
       <h3>Companies</h3>
       <ErrorMessage error={page.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">Company</th>
-            <th scope="col">State</th>
-            <th scope="col">Days used</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Satisfaction</th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.data?.companies.map((company) => (
-            <tr>
-              <td>
-                <a href={`#/companies/${enc(company.companyId)}`}>{company.companyId}</a>
-              </td>
-              <td>{company.state}</td>
-              <td>{company.usageDays}</td>
-              <td>{when(company.lastUsedAt)}</td>
-              <td>{company.satisfaction.average === null ? "—" : company.satisfaction.average.toFixed(1)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div class="actions">
-        <button type="button" class="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>
-          Previous companies
-        </button>
-        <button type="button" class="secondary" disabled={!page.data?.next} onClick={() => page.data?.next && setAfter([...after, page.data.next])}>
-          Next companies
-        </button>
-      </div>
+      <AdoptionTable nameColumn="Company" rows={page.data?.companies} name={(company) => <EntityLink kind="companies" id={company.companyId} />} />
+      <Pager pages={pages} next={page.data?.next} noun="companies" />
     </>
   );
 }

@@ -1,5 +1,8 @@
-import { useState } from "preact/hooks";
+import type { ComponentChildren } from "preact";
 import { api, type Member } from "../api";
+import { Field } from "../components/Field";
+import { formValue } from "../form";
+import { useAction } from "../hooks/useAction";
 import { ErrorMessage } from "../ui";
 
 export interface SignedIn {
@@ -7,46 +10,36 @@ export interface SignedIn {
   csrfToken: string;
 }
 
-function value(form: HTMLFormElement, name: string): string {
-  return (form.elements.namedItem(name) as HTMLInputElement).value;
+/** The frame of the pages before a session: no navigation, one card in the middle. */
+function AuthPage({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <main class="auth" id="main">
+      <h1>{title}</h1>
+      {children}
+    </main>
+  );
 }
 
 /** `POST /admin/session` with email and password (API.md §8). */
 export function SignIn({ onSignedIn, notice }: { onSignedIn(session: SignedIn): void; notice?: string }) {
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
+  const signIn = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    setBusy(true);
-    try {
-      const answer = await api<SignedIn>("POST", "/admin/session", { email: value(form, "email"), password: value(form, "password") });
-      onSignedIn(answer);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    void signIn.run(async () => onSignedIn(await api<SignedIn>("POST", "/admin/session", { email: formValue(form, "email"), password: formValue(form, "password") })));
   };
   return (
-    <main class="auth" id="main">
-      <h1>Sign in to Switchyard</h1>
+    <AuthPage title="Sign in to Switchyard">
       {notice && <p class="notice">{notice}</p>}
       <form onSubmit={submit} class="stack">
-        <label>
-          Email
-          <input name="email" type="email" autocomplete="username" required />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autocomplete="current-password" required />
-        </label>
-        <ErrorMessage error={error} />
-        <button type="submit" disabled={busy}>
+        <Field label="Email" name="email" type="email" autocomplete="username" required />
+        <Field label="Password" name="password" type="password" autocomplete="current-password" required />
+        <ErrorMessage error={signIn.error} />
+        <button type="submit" disabled={signIn.busy}>
           Sign in
         </button>
       </form>
-    </main>
+    </AuthPage>
   );
 }
 
@@ -55,80 +48,61 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn(session: SignedIn): 
  * first owner with `POST /admin/members`, then the page signs in as that owner. The token is only sent, never kept.
  */
 export function FirstStart({ onSignedIn }: { onSignedIn(session: SignedIn): void }) {
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
+  const create = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    setBusy(true);
-    try {
-      const email = value(form, "email");
-      const password = value(form, "password");
-      const name = value(form, "name");
-      await api("POST", "/admin/members", { email, password, role: "owner", ...(name ? { name } : {}) }, { authorization: `Bearer ${value(form, "token").trim()}` });
+    void create.run(async () => {
+      const email = formValue(form, "email");
+      const password = formValue(form, "password");
+      const name = formValue(form, "name");
+      await api("POST", "/admin/members", { email, password, role: "owner", ...(name ? { name } : {}) }, { authorization: `Bearer ${formValue(form, "token").trim()}` });
       onSignedIn(await api<SignedIn>("POST", "/admin/session", { email, password }));
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
-    <main class="auth" id="main">
-      <h1>Welcome to Switchyard</h1>
+    <AuthPage title="Welcome to Switchyard">
       <p>
         Create the first owner. The admin token was printed when the service first started, and is kept in{" "}
         <code>data/admin-token</code>.
       </p>
       <form onSubmit={submit} class="stack">
-        <label>
-          Admin token
-          <input name="token" type="password" autocomplete="off" required />
-        </label>
-        <label>
-          Your name
-          <input name="name" type="text" autocomplete="name" />
-        </label>
-        <label>
-          Email
-          <input name="email" type="email" autocomplete="username" required />
-        </label>
-        <label>
-          Password (at least 12 characters)
-          <input name="password" type="password" autocomplete="new-password" minLength={12} required />
-        </label>
-        <ErrorMessage error={error} />
-        <button type="submit" disabled={busy}>
+        <Field label="Admin token" name="token" type="password" autocomplete="off" required />
+        <Field label="Your name" name="name" type="text" autocomplete="name" />
+        <Field label="Email" name="email" type="email" autocomplete="username" required />
+        <NewPassword />
+        <ErrorMessage error={create.error} />
+        <button type="submit" disabled={create.busy}>
           Create owner and sign in
         </button>
       </form>
-    </main>
+    </AuthPage>
   );
 }
 
 /** The page of a reset link (`#/reset-password?token=…`, made by `switchyard members reset-password`). */
 export function ResetPassword({ token, onDone }: { token: string; onDone(): void }) {
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
+  const reset = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    try {
-      await api("POST", "/admin/password-reset", { token, password: value(event.currentTarget as HTMLFormElement, "password") });
+    const form = event.currentTarget as HTMLFormElement;
+    void reset.run(async () => {
+      await api("POST", "/admin/password-reset", { token, password: formValue(form, "password") });
       onDone();
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   return (
-    <main class="auth" id="main">
-      <h1>Choose a new password</h1>
+    <AuthPage title="Choose a new password">
       <form onSubmit={submit} class="stack">
-        <label>
-          New password (at least 12 characters)
-          <input name="password" type="password" autocomplete="new-password" minLength={12} required />
-        </label>
-        <ErrorMessage error={error} />
+        <NewPassword label="New password (at least 12 characters)" />
+        <ErrorMessage error={reset.error} />
         <button type="submit">Set password</button>
       </form>
-    </main>
+    </AuthPage>
   );
+}
+
+/** A password being chosen: the service's minimum length (12) checked before sending, and a password manager's hint. */
+function NewPassword({ label = "Password (at least 12 characters)" }: { label?: string }) {
+  return <Field label={label} name="password" type="password" autocomplete="new-password" minLength={12} required />;
 }

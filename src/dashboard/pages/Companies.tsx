@@ -1,6 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Scope } from "../App";
 import { enc, get } from "../api";
+import { AdoptionTable } from "../components/AdoptionTable";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
+import { EntityLink } from "../components/EntityLink";
+import { Field } from "../components/Field";
+import { Pager, useCursorPages } from "../components/Pager";
 import { ErrorMessage, Page, useLoad, when } from "../ui";
 import { windowOf } from "./Adoption";
 import { loadFeedback, type FeedbackEntry } from "./Feedback";
@@ -17,10 +23,10 @@ const PAGE = 50;
 /** Companies or users of the environment, a page at a time from the server (100,000 never reach the page at once). */
 export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | "users" }) {
   const [prefix, setPrefix] = useState("");
-  const [after, setAfter] = useState<string[]>([]);
-  const cursor = after[after.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   useEffect(() => {
-    setAfter([]);
+    pages.first();
     setPrefix("");
   }, [scope.environmentId, kind]);
   const page = useLoad(() => {
@@ -34,51 +40,35 @@ export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | 
   return (
     <Page title={kind === "companies" ? "Companies" : "Users"}>
       <div class="toolbar">
-        <label>
-          {singular} id starts with
-          <input
-            type="search"
-            value={prefix}
-            onInput={(event) => {
-              // A new search starts at its first page, in the same render (no request with the old cursor).
-              setAfter([]);
-              setPrefix((event.currentTarget as HTMLInputElement).value);
-            }}
-          />
-        </label>
+        <Field
+          // Two text nodes, as the page always drew it: Chromium shapes each apart, one node would shift a glyph.
+          label={<>{singular} id starts with</>}
+          type="search"
+          value={prefix}
+          onInput={(event) => {
+            // A new search starts at its first page, in the same render (no request with the old cursor).
+            pages.first();
+            setPrefix((event.currentTarget as HTMLInputElement).value);
+          }}
+        />
       </div>
       <ErrorMessage error={page.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">{singular}</th>
-            <th scope="col">Name</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">First seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr>
-              <td>
-                <a href={`#/${kind}/${enc(row.id)}`}>{row.id}</a>
-              </td>
-              <td>{typeof row.attributes.name === "string" ? row.attributes.name : "—"}</td>
-              <td>{when(row.lastSeen)}</td>
-              <td>{when(row.firstSeen)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {page.data && rows.length === 0 && <p class="muted">None{prefix ? " match" : " tracked yet"}.</p>}
-      <div class="actions">
-        <button type="button" class="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" class="secondary" disabled={!page.data?.next} onClick={() => page.data?.next && setAfter([...after, page.data.next])}>
-          Next page
-        </button>
-      </div>
+      <DataTable
+        columns={[singular, "Name", "Last seen", "First seen"]}
+        rows={rows}
+        row={(row) => (
+          <>
+            <td>
+              <EntityLink kind={kind} id={row.id} />
+            </td>
+            <td>{typeof row.attributes.name === "string" ? row.attributes.name : "—"}</td>
+            <td>{when(row.lastSeen)}</td>
+            <td>{when(row.firstSeen)}</td>
+          </>
+        )}
+        empty={page.data && <p class="muted">None{prefix ? " match" : " tracked yet"}.</p>}
+      />
+      <Pager pages={pages} next={page.data?.next} />
     </Page>
   );
 }
@@ -107,55 +97,20 @@ export function CompanyDetail({ scope, companyId }: { scope: Scope; companyId: s
       <ErrorMessage error={data.error} />
       {d && (
         <>
-          <section class="card" aria-labelledby="attributes-title">
-            <h2 id="attributes-title">Attributes</h2>
+          <Card id="attributes-title" title="Attributes">
             <p class="muted">
               First seen {when(d.company.firstSeen)} · last seen {when(d.company.lastSeen)}
             </p>
             <AttributeTable attributes={d.company.attributes} />
             <h3>Users</h3>
-            <p>
-              {d.company.userIds.length === 0
-                ? "None."
-                : d.company.userIds.map((userId, index) => (
-                    <>
-                      {index > 0 && ", "}
-                      <a href={`#/users/${enc(userId)}`}>{userId}</a>
-                    </>
-                  ))}
-            </p>
-          </section>
-          <section class="card" aria-labelledby="company-features-title">
-            <h2 id="company-features-title">Features (last 30 days)</h2>
-            <table class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Feature</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Days used</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Satisfaction</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.features.map((feature) => (
-                  <tr>
-                    <td>
-                      <a href={`#/features/${enc(feature.key)}`}>{feature.key}</a>
-                    </td>
-                    <td>{feature.state}</td>
-                    <td>{feature.usageDays}</td>
-                    <td>{when(feature.lastUsedAt)}</td>
-                    <td>{feature.satisfaction.average === null ? "—" : feature.satisfaction.average.toFixed(1)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
-          <section class="card" aria-labelledby="company-feedback-title">
-            <h2 id="company-feedback-title">Feedback</h2>
+            <LinkList kind="users" ids={d.company.userIds} />
+          </Card>
+          <Card id="company-features-title" title="Features (last 30 days)">
+            <AdoptionTable nameColumn="Feature" rows={d.features} name={(feature) => <EntityLink kind="features" id={feature.key} />} />
+          </Card>
+          <Card id="company-feedback-title" title="Feedback">
             {d.feedback.length === 0 ? <p class="muted">None.</p> : <FeedbackList entries={d.feedback} />}
-          </section>
+          </Card>
         </>
       )}
     </Page>
@@ -177,28 +132,34 @@ export function UserDetail({ scope, userId }: { scope: Scope; userId: string }) 
     <Page title={`User ${userId}`}>
       <ErrorMessage error={user.error} />
       {u && (
-        <section class="card" aria-labelledby="user-attributes-title">
-          <h2 id="user-attributes-title">Attributes</h2>
+        <Card id="user-attributes-title" title="Attributes">
           <p class="muted">
             First seen {when(u.firstSeen)} · last seen {when(u.lastSeen)}
           </p>
           <AttributeTable attributes={u.attributes} />
           <h3>Companies</h3>
-          <p>
-            {u.companyIds.length === 0
-              ? "None."
-              : u.companyIds.map((companyId, index) => (
-                  <>
-                    {index > 0 && ", "}
-                    <a href={`#/companies/${enc(companyId)}`}>{companyId}</a>
-                  </>
-                ))}
-          </p>
+          <LinkList kind="companies" ids={u.companyIds} />
           <h3>Feedback</h3>
           {user.data!.feedback.length === 0 ? <p class="muted">None.</p> : <FeedbackList entries={user.data!.feedback} />}
-        </section>
+        </Card>
       )}
     </Page>
+  );
+}
+
+/** A company's users or a user's companies, as links in a line. */
+function LinkList({ kind, ids }: { kind: "users" | "companies"; ids: string[] }) {
+  return (
+    <p>
+      {ids.length === 0
+        ? "None."
+        : ids.map((id, index) => (
+            <>
+              {index > 0 && ", "}
+              <EntityLink kind={kind} id={id} />
+            </>
+          ))}
+    </p>
   );
 }
 
@@ -223,29 +184,21 @@ function AttributeTable({ attributes }: { attributes: Record<string, unknown> })
 
 export function FeedbackList({ entries }: { entries: FeedbackEntry[] }) {
   return (
-    <table class="list">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Feature</th>
-          <th scope="col">Score</th>
-          <th scope="col">Comment</th>
-          <th scope="col">Company</th>
-          <th scope="col">User</th>
-        </tr>
-      </thead>
-      <tbody>
-        {entries.map((entry) => (
-          <tr>
-            <td>{when(entry.timestamp)}</td>
-            <td>{entry.key}</td>
-            <td>{entry.score ?? "—"}</td>
-            <td>{entry.comment ?? ""}</td>
-            <td>{entry.companyId ? <a href={`#/companies/${enc(entry.companyId)}`}>{entry.companyId}</a> : "—"}</td>
-            <td>{entry.userId}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      columns={["When", "Feature", "Score", "Comment", "Company", "User"]}
+      rows={entries}
+      row={(entry) => (
+        <>
+          <td>{when(entry.timestamp)}</td>
+          <td>{entry.key}</td>
+          <td>{entry.score ?? "—"}</td>
+          <td>{entry.comment ?? ""}</td>
+          <td>
+            <EntityLink kind="companies" id={entry.companyId} />
+          </td>
+          <td>{entry.userId}</td>
+        </>
+      )}
+    />
   );
 }

@@ -4,6 +4,10 @@ import { api, enc, get, type EnvironmentFeature } from "../api";
 import { stateOf, type Rule } from "../rules/model";
 import { navigate } from "../router";
 import { windowOf, type FeatureFigures } from "./Adoption";
+import { ACTIONS, DataTable, type Column } from "../components/DataTable";
+import { Field } from "../components/Field";
+import { formValue } from "../form";
+import { useAction } from "../hooks/useAction";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 type SortKey = "key" | "stage" | "changed" | "created";
@@ -54,15 +58,17 @@ export function Features({ scope }: { scope: Scope }) {
     }
   };
 
-  const header = (key: SortKey, label: string) => {
+  // A sortable column: its header is a button (so a keyboard sorts too), aria-sort says the order to screen readers.
+  const sortable = (key: SortKey, label: string): Column => {
     const active = sort.key === key;
-    return (
-      <th scope="col" aria-sort={active ? (sort.descending ? "descending" : "ascending") : "none"}>
+    return {
+      sort: active ? (sort.descending ? "descending" : "ascending") : "none",
+      label: (
         <button type="button" class="sort" onClick={() => setSort({ key, descending: active ? !sort.descending : false })}>
           {label} {active ? (sort.descending ? "▼" : "▲") : ""}
         </button>
-      </th>
-    );
+      ),
+    };
   };
 
   return (
@@ -78,76 +84,66 @@ export function Features({ scope }: { scope: Scope }) {
     >
       {creating && <CreateFeature appId={app.id} onCreated={(key) => navigate(`/features/${enc(key)}`)} />}
       <div class="toolbar">
-        <label>
-          Search features
-          <input type="search" value={search} onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)} />
-        </label>
+        <Field label="Search features" type="search" value={search} onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)} />
         <span class="muted" aria-live="polite">
           {loaded.data ? `${rows.length} feature${rows.length === 1 ? "" : "s"}` : ""}
         </span>
       </div>
       <ErrorMessage error={loaded.error ?? actionError ?? adoption.error} />
       {loaded.data && (
-        <table class="list">
-          <thead>
-            <tr>
-              {header("key", "Feature")}
-              {header("stage", "Stage")}
-              {app.environments.map((environment) => (
-                <th scope="col">{environment.name}</th>
-              ))}
-              {header("changed", "Last change")}
-              <th scope="col">Tried (30 d)</th>
-              <th scope="col">Adopted (30 d)</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((feature) => (
-              <tr>
-                <td>
-                  <a href={`#/features/${enc(feature.key)}`}>{feature.name && feature.name !== feature.key ? feature.name : feature.key}</a>
-                  {feature.name && feature.name !== feature.key && <code class="muted"> {feature.key}</code>}
-                  {feature.description && <div class="muted small">{feature.description}</div>}
-                  {feature.stale && <StaleMark reason={feature.staleReason} />}
-                </td>
-                <td>{feature.stage ?? "—"}</td>
-                {app.environments.map((environment) => {
-                  const there = loaded.data!.get(environment.id)?.find((each) => each.key === feature.key);
-                  const state = there ? stateOf(there.targeting.rules as Rule[]) : "off";
-                  return (
-                    <td>
-                      <span class={`state state-${state}`}>{state}</span>
-                    </td>
-                  );
-                })}
-                <td>
-                  {feature.lastChange ? (
-                    <>
-                      {when(feature.lastChange.at)}
-                      <div class="muted small">by {actorName(feature.lastChange.actor)}</div>
-                    </>
-                  ) : (
-                    <span class="muted">never targeted</span>
-                  )}
-                </td>
-                <td>{adoption.data?.get(feature.key)?.companies.tried ?? "—"}</td>
-                <td>{adoption.data?.get(feature.key)?.companies.adopted ?? "—"}</td>
-                <td>
-                  {canWrite && (
-                    <button type="button" class="link danger" onClick={() => archive(feature.key)} aria-label={`Archive ${feature.key}`}>
-                      Archive
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          columns={[
+            sortable("key", "Feature"),
+            sortable("stage", "Stage"),
+            ...app.environments.map((environment) => environment.name),
+            sortable("changed", "Last change"),
+            "Tried (30 d)",
+            "Adopted (30 d)",
+            ACTIONS,
+          ]}
+          rows={rows}
+          row={(feature) => (
+            <>
+              <td>
+                <a href={`#/features/${enc(feature.key)}`}>{feature.name && feature.name !== feature.key ? feature.name : feature.key}</a>
+                {feature.name && feature.name !== feature.key && <code class="muted"> {feature.key}</code>}
+                {feature.description && <div class="muted small">{feature.description}</div>}
+                {feature.stale && <StaleMark reason={feature.staleReason} />}
+              </td>
+              <td>{feature.stage ?? "—"}</td>
+              {app.environments.map((environment) => {
+                const there = loaded.data!.get(environment.id)?.find((each) => each.key === feature.key);
+                const state = there ? stateOf(there.targeting.rules as Rule[]) : "off";
+                return (
+                  <td>
+                    <span class={`state state-${state}`}>{state}</span>
+                  </td>
+                );
+              })}
+              <td>
+                {feature.lastChange ? (
+                  <>
+                    {when(feature.lastChange.at)}
+                    <div class="muted small">by {actorName(feature.lastChange.actor)}</div>
+                  </>
+                ) : (
+                  <span class="muted">never targeted</span>
+                )}
+              </td>
+              <td>{adoption.data?.get(feature.key)?.companies.tried ?? "—"}</td>
+              <td>{adoption.data?.get(feature.key)?.companies.adopted ?? "—"}</td>
+              <td>
+                {canWrite && (
+                  <button type="button" class="link danger" onClick={() => archive(feature.key)} aria-label={`Archive ${feature.key}`}>
+                    Archive
+                  </button>
+                )}
+              </td>
+            </>
+          )}
+          empty={<p class="muted">No features{search ? " match" : " yet"}.</p>}
+        />
       )}
-      {loaded.data && rows.length === 0 && <p class="muted">No features{search ? " match" : " yet"}.</p>}
     </Page>
   );
 }
@@ -168,47 +164,30 @@ function StaleMark({ reason }: { reason: EnvironmentFeature["staleReason"] }) {
   );
 }
 
+const STAGES = ["alpha", "beta", "general availability"];
+
 function CreateFeature({ appId, onCreated }: { appId: string; onCreated(key: string): void }) {
-  const [error, setError] = useState<unknown>();
+  const creating = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const field = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
+    const field = (name: string) => formValue(form, name).trim();
     const key = field("key");
-    try {
+    await creating.run(async () => {
       const existing = await get<{ features: { key: string }[] }>(`/admin/apps/${enc(appId)}/features`);
       if (existing.features.some((feature) => feature.key === key)) throw new Error(`A feature ${key} exists already.`);
       await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}`, { name: field("name") || null, description: field("description") || null, stage: field("stage") || null });
       onCreated(key);
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   return (
     <form class="card inline" onSubmit={submit} aria-label="New feature">
-      <label>
-        Key
-        <input name="key" required pattern="[^\s]+" title="No spaces" />
-      </label>
-      <label>
-        Name
-        <input name="name" />
-      </label>
-      <label>
-        Description
-        <input name="description" />
-      </label>
-      <label>
-        Stage
-        <input name="stage" list="stages" />
-        <datalist id="stages">
-          <option value="alpha" />
-          <option value="beta" />
-          <option value="general availability" />
-        </datalist>
-      </label>
+      <Field label="Key" name="key" required pattern="[^\s]+" title="No spaces" />
+      <Field label="Name" name="name" />
+      <Field label="Description" name="description" />
+      <Field label="Stage" name="stage" suggestions={{ id: "stages", values: STAGES }} />
       <button type="submit">Create feature</button>
-      <ErrorMessage error={error} />
+      <ErrorMessage error={creating.error} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Scope } from "../App";
 import { enc, get } from "../api";
+import { Field } from "../components/Field";
 import { ErrorMessage, Page, useLoad } from "../ui";
 import { FeedbackList } from "./Companies";
 
@@ -46,24 +47,22 @@ export function Feedback({ scope }: { scope: Scope }) {
   return (
     <Page title="Feedback">
       <div class="toolbar">
-        <label>
-          Feature
+        <Field label="Feature">
           <select value={feature} onChange={(event) => setFeature((event.currentTarget as HTMLSelectElement).value)}>
             <option value="">all features</option>
             {keys.map((key) => (
               <option value={key}>{key}</option>
             ))}
           </select>
-        </label>
-        <label>
-          Score
+        </Field>
+        <Field label="Score">
           <select value={score} onChange={(event) => setScore((event.currentTarget as HTMLSelectElement).value)}>
             <option value="">any score</option>
             {[5, 4, 3, 2, 1].map((value) => (
               <option value={String(value)}>{value}</option>
             ))}
           </select>
-        </label>
+        </Field>
         <span class="muted" aria-live="polite">
           {entries.data ? `${shown.length} of ${entries.data.length}` : ""}
         </span>

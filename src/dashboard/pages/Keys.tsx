@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Scope } from "../App";
 import { api, enc, get } from "../api";
+import { Card } from "../components/Card";
+import { Field } from "../components/Field";
 import { ErrorMessage, Page } from "../ui";
 
 /** Snippets for the four official SDKs with `apiBaseUrl` filled in. */
@@ -72,8 +74,7 @@ export function Keys({ scope }: { scope: Scope }) {
   return (
     <Page title="Keys and SDK set-up">
       <ErrorMessage error={error} />
-      <section class="card" aria-labelledby="keys-title">
-        <h2 id="keys-title">Keys of {environment.name}</h2>
+      <Card id="keys-title" title={`Keys of ${environment.name}`}>
         <table class="list">
           <tbody>
             {keyRow("publishable", environment.publishableKey)}
@@ -87,13 +88,9 @@ export function Keys({ scope }: { scope: Scope }) {
             </tr>
           </tbody>
         </table>
-      </section>
-      <section class="card" aria-labelledby="sdk-title">
-        <h2 id="sdk-title">SDK set-up</h2>
-        <label>
-          API base URL (the service's SDK address)
-          <input value={apiBaseUrl} onInput={(event) => setApiBaseUrl((event.currentTarget as HTMLInputElement).value)} />
-        </label>
+      </Card>
+      <Card id="sdk-title" title="SDK set-up">
+        <Field label="API base URL (the service's SDK address)" value={apiBaseUrl} onInput={(event) => setApiBaseUrl((event.currentTarget as HTMLInputElement).value)} />
         {snippets(apiBaseUrl, fresh[`${environment.id}:publishable`] ?? environment.publishableKey, fresh[`${environment.id}:secret`] ?? "<secret key>").map(([name, code]) => (
           <figure>
             <figcaption>
@@ -105,7 +102,7 @@ export function Keys({ scope }: { scope: Scope }) {
             <pre class="code">{code}</pre>
           </figure>
         ))}
-      </section>
+      </Card>
     </Page>
   );
 }

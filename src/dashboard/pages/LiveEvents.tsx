@@ -1,6 +1,10 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Scope } from "../App";
 import { enc, get } from "../api";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
+import { EntityLink } from "../components/EntityLink";
 import { ErrorMessage, Page, when } from "../ui";
 
 interface TrackedEvent {
@@ -108,101 +112,85 @@ export function LiveEvents({ scope }: { scope: Scope }) {
       <p class="muted" aria-live="polite">
         {paused ? "Paused." : "Following new events."} Showing the latest {KEEP} of each.
       </p>
-      <section class="card" aria-labelledby="events-title">
-        <h2 id="events-title">Events ({events.items.length})</h2>
-        {/* Scrolls on its own, so both logs stay in view; focusable, so a keyboard can scroll it too. */}
-        <div class="tail" tabIndex={0} role="region" aria-labelledby="events-title">
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">User</th>
-              <th scope="col">Company</th>
-              <th scope="col">Attributes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.items.map((event) => (
-              <tr key={event.cursor}>
-                <td>{when(event.timestamp)}</td>
-                <td>{event.event}</td>
-                <td>
-                  <a href={`#/users/${enc(event.userId)}`}>{event.userId}</a>
-                </td>
-                <td>{event.companyId ? <a href={`#/companies/${enc(event.companyId)}`}>{event.companyId}</a> : "—"}</td>
-                <td>
-                  <code class="small">{event.attributes ? JSON.stringify(event.attributes) : ""}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="updates-title">
-        <h2 id="updates-title">User and company updates ({updates.items.length})</h2>
-        <div class="tail" tabIndex={0} role="region" aria-labelledby="updates-title">
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Update</th>
-              <th scope="col">User</th>
-              <th scope="col">Company</th>
-              <th scope="col">Attributes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {updates.items.map((update) => (
-              <tr key={update.cursor}>
-                <td>{when(update.timestamp)}</td>
-                <td>
-                  {update.type}
-                  {!update.active && <span class="muted small"> (inactive)</span>}
-                </td>
-                <td>{update.userId ? <a href={`#/users/${enc(update.userId)}`}>{update.userId}</a> : "—"}</td>
-                <td>{update.companyId ? <a href={`#/companies/${enc(update.companyId)}`}>{update.companyId}</a> : "—"}</td>
-                <td>
-                  <code class="small">{update.attributes ? JSON.stringify(update.attributes) : ""}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="feature-events-title">
-        <h2 id="feature-events-title">Feature events ({featureEvents.items.length})</h2>
-        <div class="tail" tabIndex={0} role="region" aria-labelledby="feature-events-title">
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Feature</th>
-              <th scope="col">Result</th>
-              <th scope="col">User</th>
-              <th scope="col">Company</th>
-            </tr>
-          </thead>
-          <tbody>
-            {featureEvents.items.map((event) => (
-              <tr key={event.cursor}>
-                <td>{when(event.receivedAt)}</td>
-                <td>{event.action}</td>
-                <td>{event.key}</td>
-                <td>
-                  <code>{JSON.stringify(event.evalResult ?? null)}</code>
-                </td>
-                <td>{String(event.evalContext?.user?.id ?? event.evalContext?.["user.id"] ?? "—")}</td>
-                <td>{String(event.evalContext?.company?.id ?? event.evalContext?.["company.id"] ?? "—")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      </section>
+      <TailCard
+        id="events-title"
+        title="Events"
+        tail={events}
+        columns={["When", "Event", "User", "Company", "Attributes"]}
+        row={(event) => (
+          <>
+            <td>{when(event.timestamp)}</td>
+            <td>{event.event}</td>
+            <ConcernsCells entry={event} />
+          </>
+        )}
+      />
+      <TailCard
+        id="updates-title"
+        title="User and company updates"
+        tail={updates}
+        columns={["When", "Update", "User", "Company", "Attributes"]}
+        row={(update) => (
+          <>
+            <td>{when(update.timestamp)}</td>
+            <td>
+              {update.type}
+              {!update.active && <span class="muted small"> (inactive)</span>}
+            </td>
+            <ConcernsCells entry={update} />
+          </>
+        )}
+      />
+      <TailCard
+        id="feature-events-title"
+        title="Feature events"
+        tail={featureEvents}
+        columns={["When", "Action", "Feature", "Result", "User", "Company"]}
+        row={(event) => (
+          <>
+            <td>{when(event.receivedAt)}</td>
+            <td>{event.action}</td>
+            <td>{event.key}</td>
+            <td>
+              <code>{JSON.stringify(event.evalResult ?? null)}</code>
+            </td>
+            <td>{String(event.evalContext?.user?.id ?? event.evalContext?.["user.id"] ?? "—")}</td>
+            <td>{String(event.evalContext?.company?.id ?? event.evalContext?.["company.id"] ?? "—")}</td>
+          </>
+        )}
+      />
     </Page>
+  );
+}
+
+/** One log's tail in a card, with its count in the title. */
+function TailCard<T extends { cursor: string }>({ id, title, tail, columns, row }: { id: string; title: string; tail: { items: T[] }; columns: string[]; row(item: T): ComponentChildren }) {
+  return (
+    <Card id={id} title={`${title} (${tail.items.length})`}>
+      {/* Scrolls on its own, so every log stays in view; focusable, so a keyboard can scroll it too. */}
+      <div class="tail" tabIndex={0} role="region" aria-labelledby={id}>
+        <DataTable columns={columns} rows={tail.items} rowKey={(item) => item.cursor} row={row} />
+      </div>
+    </Card>
+  );
+}
+
+/**
+ * The User, Company and Attributes cells of a tracked event or an entity update: both logs say whom an entry concerns
+ * and what it sent the same way, so both tables end with the same columns.
+ */
+function ConcernsCells({ entry }: { entry: { userId: string | null; companyId: string | null; attributes: Record<string, unknown> | null } }) {
+  return (
+    <>
+      <td>
+        <EntityLink kind="users" id={entry.userId} />
+      </td>
+      <td>
+        <EntityLink kind="companies" id={entry.companyId} />
+      </td>
+      <td>
+        <code class="small">{entry.attributes ? JSON.stringify(entry.attributes) : ""}</code>
+      </td>
+    </>
   );
 }

@@ -1,5 +1,12 @@
 import { useState } from "preact/hooks";
 import { api, enc, get, type Member } from "../api";
+import { Card } from "../components/Card";
+import { ACTIONS, DataTable } from "../components/DataTable";
+import { Field } from "../components/Field";
+import { OneTimeSecret } from "../components/OneTimeSecret";
+import { Pager, useCursorPages } from "../components/Pager";
+import { formChecked, formValue } from "../form";
+import { useAction } from "../hooks/useAction";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 interface Token {
@@ -11,172 +18,127 @@ interface Token {
   memberId?: string;
 }
 
-function field(form: HTMLFormElement, name: string): string {
-  return (form.elements.namedItem(name) as HTMLInputElement).value;
+/** The member roles, in the order a list offers them (the invite form starts at the least access). */
+function RoleOptions({ roles }: { roles: Member["role"][] }) {
+  return (
+    <>
+      {roles.map((role) => (
+        <option value={role}>{role}</option>
+      ))}
+    </>
+  );
 }
 
 /** Owners: members (invite, role, remove) and API tokens (create, revoke). */
 export function Members({ self }: { self: Member }) {
   const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
   const tokens = useLoad(() => get<{ tokens: Token[] }>("/admin/tokens"), []);
-  const [error, setError] = useState<unknown>();
+  const action = useAction();
   const [secret, setSecret] = useState<string | undefined>();
   const [resetLink, setResetLink] = useState<string | undefined>();
 
-  const act = async (action: () => Promise<unknown>, after: () => void) => {
-    try {
-      await action();
-      setError(undefined);
+  // Every write of the page shares one error slot: the latest failure shows, the next success clears it.
+  const act = (write: () => Promise<unknown>, after: () => void) =>
+    action.run(async () => {
+      await write();
       after();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+    });
   const invite = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    void act(() => api("POST", "/admin/members", { email: field(form, "email"), name: field(form, "name") || undefined, role: field(form, "role"), password: field(form, "password") }), () => (form.reset(), members.reload()));
+    void act(() => api("POST", "/admin/members", { email: formValue(form, "email"), name: formValue(form, "name") || undefined, role: formValue(form, "role"), password: formValue(form, "password") }), () => (form.reset(), members.reload()));
   };
   const createToken = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     void act(
-      async () => setSecret((await api<{ secret: string }>("POST", "/admin/tokens", { name: field(form, "tokenName"), readOnly: (form.elements.namedItem("readOnly") as HTMLInputElement).checked })).secret),
+      async () => setSecret((await api<{ secret: string }>("POST", "/admin/tokens", { name: formValue(form, "tokenName"), readOnly: formChecked(form, "readOnly") })).secret),
       () => (form.reset(), tokens.reload()),
     );
   };
 
   return (
     <Page title="Members and tokens">
-      <ErrorMessage error={error ?? members.error ?? tokens.error} />
-      <section class="card" aria-labelledby="members-title">
-        <h2 id="members-title">Members</h2>
-        {resetLink && (
-          <p class="notice" role="status">
-            One-time password reset link (24 h), shown only now: hand it over yourself. <code>{resetLink}</code>
-          </p>
-        )}
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Since</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.data?.members.map((member) => (
-              <tr>
-                <td>{member.email}</td>
-                <td>{member.name}</td>
-                <td>
-                  <label>
-                    <span class="visually-hidden">Role of {member.email}</span>
-                    <select value={member.role} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
-                      <option value="owner">owner</option>
-                      <option value="editor">editor</option>
-                      <option value="viewer">viewer</option>
-                    </select>
-                  </label>
-                </td>
-                <td>{when(member.createdAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() =>
-                      void act(async () => {
-                        const answer = await api<{ reset: { link: string | null; token: string } }>("POST", `/admin/members/${enc(member.id)}/password-reset`);
-                        setResetLink(answer.reset.link ?? answer.reset.token);
-                      }, () => undefined)
-                    }
-                  >
-                    Reset link<span class="visually-hidden"> for {member.email}</span>
+      <ErrorMessage error={action.error ?? members.error ?? tokens.error} />
+      <Card id="members-title" title="Members">
+        <OneTimeSecret value={resetLink}>One-time password reset link (24 h), shown only now: hand it over yourself.</OneTimeSecret>
+        <DataTable
+          columns={["Email", "Name", "Role", "Since", ACTIONS]}
+          rows={members.data?.members}
+          row={(member) => (
+            <>
+              <td>{member.email}</td>
+              <td>{member.name}</td>
+              <td>
+                <label>
+                  <span class="visually-hidden">Role of {member.email}</span>
+                  <select value={member.role} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
+                    <RoleOptions roles={["owner", "editor", "viewer"]} />
+                  </select>
+                </label>
+              </td>
+              <td>{when(member.createdAt)}</td>
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() =>
+                    void act(async () => {
+                      const answer = await api<{ reset: { link: string | null; token: string } }>("POST", `/admin/members/${enc(member.id)}/password-reset`);
+                      setResetLink(answer.reset.link ?? answer.reset.token);
+                    }, () => undefined)
+                  }
+                >
+                  Reset link<span class="visually-hidden"> for {member.email}</span>
+                </button>
+                {member.id !== self.id && (
+                  <button type="button" class="link danger" onClick={() => confirm(`Remove ${member.email}? Their sessions and tokens stop at once.`) && void act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload)}>
+                    Remove<span class="visually-hidden"> {member.email}</span>
                   </button>
-                  {member.id !== self.id && (
-                    <button type="button" class="link danger" onClick={() => confirm(`Remove ${member.email}? Their sessions and tokens stop at once.`) && void act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload)}>
-                      Remove<span class="visually-hidden"> {member.email}</span>
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                )}
+              </td>
+            </>
+          )}
+        />
         <form class="inline" onSubmit={invite} aria-label="Add a member">
-          <label>
-            Email
-            <input name="email" type="email" required />
-          </label>
-          <label>
-            Name
-            <input name="name" />
-          </label>
-          <label>
-            Role
+          <Field label="Email" name="email" type="email" required />
+          <Field label="Name" name="name" />
+          <Field label="Role">
             <select name="role">
-              <option value="viewer">viewer</option>
-              <option value="editor">editor</option>
-              <option value="owner">owner</option>
+              <RoleOptions roles={["viewer", "editor", "owner"]} />
             </select>
-          </label>
-          <label>
-            Initial password
-            <input name="password" type="password" minLength={12} required autocomplete="new-password" />
-          </label>
+          </Field>
+          <Field label="Initial password" name="password" type="password" minLength={12} required autocomplete="new-password" />
           <button type="submit">Add member</button>
         </form>
-      </section>
-      <section class="card" aria-labelledby="tokens-title">
-        <h2 id="tokens-title">API tokens</h2>
-        {secret && (
-          <p class="notice" role="status">
-            New token, shown only now: <code>{secret}</code>
-          </p>
-        )}
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Access</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data?.tokens.map((token) => (
-              <tr>
-                <td>{token.name}</td>
-                <td>{token.readOnly ? "read-only" : "role of its member"}</td>
-                <td>{when(token.createdAt)}</td>
-                <td>{when(token.lastUsedAt)}</td>
-                <td>
-                  <button type="button" class="link danger" onClick={() => confirm(`Revoke token ${token.name}?`) && void act(() => api("DELETE", `/admin/tokens/${enc(token.id)}`), tokens.reload)}>
-                    Revoke<span class="visually-hidden"> {token.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      </Card>
+      <Card id="tokens-title" title="API tokens">
+        <OneTimeSecret value={secret}>New token, shown only now:</OneTimeSecret>
+        <DataTable
+          columns={["Name", "Access", "Created", "Last used", ACTIONS]}
+          rows={tokens.data?.tokens}
+          row={(token) => (
+            <>
+              <td>{token.name}</td>
+              <td>{token.readOnly ? "read-only" : "role of its member"}</td>
+              <td>{when(token.createdAt)}</td>
+              <td>{when(token.lastUsedAt)}</td>
+              <td>
+                <button type="button" class="link danger" onClick={() => confirm(`Revoke token ${token.name}?`) && void act(() => api("DELETE", `/admin/tokens/${enc(token.id)}`), tokens.reload)}>
+                  Revoke<span class="visually-hidden"> {token.name}</span>
+                </button>
+              </td>
+            </>
+          )}
+        />
         <form class="inline" onSubmit={createToken} aria-label="Create an API token">
-          <label>
-            Token name
-            <input name="tokenName" required />
-          </label>
+          <Field label="Token name" name="tokenName" required />
           <label class="check">
             <input name="readOnly" type="checkbox" /> Read-only
           </label>
           <button type="submit">Create token</button>
         </form>
-      </section>
+      </Card>
     </Page>
   );
 }
@@ -190,14 +152,17 @@ interface AuditEntry {
   details: unknown;
 }
 
+const AUDIT_PAGE = 50;
+const ENTITY_KINDS = ["app", "environment", "key", "feature", "targeting", "config", "member", "token", "session"];
+
 /** The audit log (API.md §8), paged oldest first as the API pages it, with its entity and actor filters. */
 export function Audit() {
   const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
   const [filters, setFilters] = useState({ entity: "", actor: "" });
-  const [after, setAfter] = useState<string[]>([]);
-  const cursor = after[after.length - 1];
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const page = useLoad(() => {
-    const query = new URLSearchParams({ limit: "50" });
+    const query = new URLSearchParams({ limit: String(AUDIT_PAGE) });
     if (cursor) query.set("after", cursor);
     if (filters.entity) query.set("entity", filters.entity);
     if (filters.actor) query.set("actor", filters.actor);
@@ -206,23 +171,14 @@ export function Audit() {
   const apply = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    setAfter([]);
-    setFilters({ entity: field(form, "entity").trim(), actor: (form.elements.namedItem("actor") as HTMLSelectElement).value });
+    pages.first();
+    setFilters({ entity: formValue(form, "entity").trim(), actor: formValue(form, "actor") });
   };
   return (
     <Page title="Audit log">
       <form class="inline" onSubmit={apply} aria-label="Filter the audit log">
-        <label>
-          Entity kind
-          <input name="entity" list="entity-kinds" />
-          <datalist id="entity-kinds">
-            {["app", "environment", "key", "feature", "targeting", "config", "member", "token", "session"].map((kind) => (
-              <option value={kind} />
-            ))}
-          </datalist>
-        </label>
-        <label>
-          Who
+        <Field label="Entity kind" name="entity" suggestions={{ id: "entity-kinds", values: ENTITY_KINDS }} />
+        <Field label="Who">
           <select name="actor">
             <option value="">anyone</option>
             <option value="admin">the admin token</option>
@@ -230,40 +186,26 @@ export function Audit() {
               <option value={member.id}>{member.email}</option>
             ))}
           </select>
-        </label>
+        </Field>
         <button type="submit">Filter</button>
       </form>
       <ErrorMessage error={page.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Entity</th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.data?.entries.map((entry) => (
-            <tr>
-              <td>{when(entry.at)}</td>
-              <td>{actorName(entry.actor)}</td>
-              <td>{entry.action}</td>
-              <td>
-                {entry.entity.kind} <code>{entry.entity.key ?? entry.entity.id}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div class="actions">
-        <button type="button" class="secondary" disabled={after.length === 0} onClick={() => setAfter(after.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" class="secondary" disabled={!page.data || page.data.entries.length < 50} onClick={() => page.data && setAfter([...after, page.data.next])}>
-          Next page
-        </button>
-      </div>
+      <DataTable
+        columns={["When", "Who", "Action", "Entity"]}
+        rows={page.data?.entries}
+        row={(entry) => (
+          <>
+            <td>{when(entry.at)}</td>
+            <td>{actorName(entry.actor)}</td>
+            <td>{entry.action}</td>
+            <td>
+              {entry.entity.kind} <code>{entry.entity.key ?? entry.entity.id}</code>
+            </td>
+          </>
+        )}
+      />
+      {/* A full page is the only sign that another may follow: the audit API always answers with a cursor. */}
+      <Pager pages={pages} next={page.data && page.data.entries.length >= AUDIT_PAGE && page.data.next} />
     </Page>
   );
 }

@@ -1,7 +1,9 @@
-import { useState } from "preact/hooks";
 import type { App } from "../api";
 import { api, enc, get, type EnvironmentFeature } from "../api";
 import { describe, stateOf, type Filter, type Rule } from "../rules/model";
+import { Card } from "../components/Card";
+import { ACTIONS, DataTable } from "../components/DataTable";
+import { useAction } from "../hooks/useAction";
 import { ErrorMessage, useLoad } from "../ui";
 
 type Targeting = EnvironmentFeature["targeting"];
@@ -21,60 +23,45 @@ export function OtherEnvironments({ app, environmentId, featureKey, canWrite, on
       ),
     [app.id, environmentId, featureKey],
   );
-  const [error, setError] = useState<unknown>();
+  const copying = useAction();
   if (others.length === 0) return null;
   const copy = async (name: string, targeting: Targeting) => {
     if (!confirm(`Replace this environment's targeting with ${name}'s? This saves a new version here.`)) return;
-    try {
+    await copying.run(async () => {
       const answer = await api<{ targeting: { version: number } }>("PUT", `/admin/environments/${enc(environmentId)}/features/${enc(featureKey)}/targeting`, {
         rules: targeting.segmentRules ?? targeting.rules,
       });
-      setError(undefined);
       onCopied(`Copied ${name}'s targeting: saved as version ${answer.targeting.version}.`);
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   return (
-    <section class="card" aria-labelledby="other-environments-title">
-      <h2 id="other-environments-title">Other environments</h2>
-      <ErrorMessage error={loaded.error ?? error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">Environment</th>
-            <th scope="col">State</th>
-            <th scope="col">Version</th>
-            <th scope="col">Rules</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {loaded.data?.map(({ environment, targeting }) => {
-            const state = stateOf(targeting.rules as Rule[]);
-            const authored = (targeting.segmentRules ?? targeting.rules) as { filter: Filter }[];
-            return (
-              <tr>
-                <th scope="row">{environment.name}</th>
-                <td>
-                  <span class={`state state-${state}`}>{state}</span>
-                </td>
-                <td>{targeting.version}</td>
-                <td>{authored.length === 0 ? <span class="muted">no rules</span> : authored.map((rule) => describe(rule.filter)).join("; ")}</td>
-                <td>
-                  {canWrite && authored.length > 0 && (
-                    <button type="button" class="link" onClick={() => copy(environment.name, targeting)}>
-                      Copy {environment.name}'s rules here
-                    </button>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </section>
+    <Card id="other-environments-title" title="Other environments">
+      <ErrorMessage error={loaded.error ?? copying.error} />
+      <DataTable
+        columns={["Environment", "State", "Version", "Rules", ACTIONS]}
+        rows={loaded.data}
+        row={({ environment, targeting }) => {
+          const state = stateOf(targeting.rules as Rule[]);
+          const authored = (targeting.segmentRules ?? targeting.rules) as { filter: Filter }[];
+          return (
+            <>
+              <th scope="row">{environment.name}</th>
+              <td>
+                <span class={`state state-${state}`}>{state}</span>
+              </td>
+              <td>{targeting.version}</td>
+              <td>{authored.length === 0 ? <span class="muted">no rules</span> : authored.map((rule) => describe(rule.filter)).join("; ")}</td>
+              <td>
+                {canWrite && authored.length > 0 && (
+                  <button type="button" class="link" onClick={() => copy(environment.name, targeting)}>
+                    Copy {environment.name}'s rules here
+                  </button>
+                )}
+              </td>
+            </>
+          );
+        }}
+      />
+    </Card>
   );
 }

@@ -1,5 +1,8 @@
 import { useState } from "preact/hooks";
 import { enc, get } from "../api";
+import { Card } from "../components/Card";
+import { Field } from "../components/Field";
+import { formValue } from "../form";
 import { ErrorMessage, useLoad } from "../ui";
 
 interface Evaluated {
@@ -27,7 +30,7 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const field = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
+    const field = (name: string) => formValue(form, name).trim();
     const query = new URLSearchParams({ key: featureKey });
     if (field("userId")) query.set("context.user.id", field("userId"));
     if (field("companyId")) query.set("context.company.id", field("companyId"));
@@ -47,31 +50,13 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
   const item = result?.features[featureKey];
   const matched = item ? item.ruleEvaluationResults.findIndex(Boolean) : -1;
   return (
-    <section class="card" aria-labelledby="try-title">
-      <h2 id="try-title">Try it</h2>
+    <Card id="try-title" title="Try it">
       <form onSubmit={submit} class="inline">
-        <label>
-          User id
-          <input name="userId" list="tracked-users" />
-          <datalist id="tracked-users">
-            {tracked.data?.users.map((user) => (
-              <option value={user.id} />
-            ))}
-          </datalist>
-        </label>
-        <label>
-          Company id
-          <input name="companyId" list="tracked-companies" />
-          <datalist id="tracked-companies">
-            {tracked.data?.companies.map((company) => (
-              <option value={company.id} />
-            ))}
-          </datalist>
-        </label>
-        <label>
-          Other attributes (path=value per line, e.g. company.plan=pro)
+        <Field label="User id" name="userId" suggestions={{ id: "tracked-users", values: tracked.data?.users.map((user) => user.id) }} />
+        <Field label="Company id" name="companyId" suggestions={{ id: "tracked-companies", values: tracked.data?.companies.map((company) => company.id) }} />
+        <Field label="Other attributes (path=value per line, e.g. company.plan=pro)">
           <textarea name="attributes" rows={2} />
-        </label>
+        </Field>
         <button type="submit">Evaluate</button>
       </form>
       <ErrorMessage error={error} />
@@ -101,6 +86,6 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
           </dl>
         )}
       </div>
-    </section>
+    </Card>
   );
 }
