@@ -11,6 +11,10 @@ export class HitRateGate {
   private hits = 0;
   private bypassLeft = 0;
   private nextBypass: number;
+  /** Whether the last finished window reached break-even; undefined before the first one finished. */
+  lastWindowPassed: boolean | undefined;
+  /** Lookups asked about so far (open() calls), consulted or not. */
+  lookups = 0;
 
   constructor(
     private readonly breakEven: number,
@@ -26,6 +30,7 @@ export class HitRateGate {
 
   /** Whether to use the cache for this lookup. When it answers true, report the lookup's outcome with `record`. */
   open(): boolean {
+    this.lookups++;
     if (this.bypassLeft === 0) return true;
     this.bypassLeft--;
     return false;
@@ -36,6 +41,7 @@ export class HitRateGate {
     if (hit) this.hits++;
     if (++this.sampled < this.sample) return false;
     const closing = this.hits < this.sample * this.breakEven;
+    this.lastWindowPassed = !closing;
     if (closing) {
       this.bypassLeft = this.nextBypass;
       this.nextBypass = Math.min(this.maxBypass, this.nextBypass * 2);

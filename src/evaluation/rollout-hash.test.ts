@@ -118,7 +118,53 @@ describe("RolloutBucketCache sized for many rollout keys", () => {
   });
 });
 
+describe("RolloutBucketCache following another on the same field", () => {
+  it("bypasses while its leader finds caching not worth it, and caches once the leader does", () => {
+    const leader = new RolloutBucketCache("a.", RolloutCaches.MIN_PER_KEY);
+    const follower = new RolloutBucketCache("b.", RolloutCaches.MIN_PER_KEY);
+    follower.follow(leader);
+    // Before the leader's first verdict, and after a failed one, the follower keeps nothing.
+    for (let user = 0; user < 4 * RolloutCaches.MIN_PER_KEY; user++) {
+      leader.bucket(`u${user}`);
+      expect(follower.bucket(`u${user}`)).toBe(rolloutBucket(`b.u${user}`));
+    }
+    expect(leader.bypassing).toBe(true);
+    expect(follower.bypassing).toBe(true);
+    expect(follower.size).toBe(0);
+
+    // Values that come back: the leader's next window passes, and the follower caches them too.
+    const leaderWhenReusing = new RolloutBucketCache("c.", RolloutCaches.MIN_PER_KEY);
+    const reusing = new RolloutBucketCache("d.", RolloutCaches.MIN_PER_KEY);
+    reusing.follow(leaderWhenReusing);
+    for (let index = 0; index < 4 * RolloutCaches.MIN_PER_KEY; index++) leaderWhenReusing.bucket(`company-${index % 100}`);
+    expect(reusing.bypassing).toBe(false);
+    for (let index = 0; index < 200; index++) reusing.bucket(`company-${index % 100}`);
+    expect(reusing.has("company-7")).toBe(true);
+  });
+
+  it("samples for itself when its leader is rarely consulted (a rollout behind a condition)", () => {
+    const leader = new RolloutBucketCache("a.", RolloutCaches.MIN_PER_KEY);
+    const follower = new RolloutBucketCache("b.", RolloutCaches.MIN_PER_KEY);
+    follower.follow(leader);
+    for (let index = 0; index < 3 * 4 * RolloutCaches.MIN_PER_KEY; index++) follower.bucket(`company-${index % 100}`);
+    expect(follower.bypassing).toBe(false);
+    expect(follower.has("company-7")).toBe(true);
+  });
+});
+
 describe("RolloutCaches", () => {
+  it("lets the first rollout on each field judge for the others on that field", () => {
+    const caches = new RolloutCaches();
+    const onUserId = [caches.slotFor("a", 0), caches.slotFor("b", 0)];
+    const onCompanyId = caches.slotFor("c", 1);
+    caches.sizeGenerations();
+    const [first, second] = onUserId.map((slot) => caches.slots[slot]!.cache);
+    // Nothing judged yet: the leaders sample (consult their caches), the follower waits for its leader's verdict.
+    expect(first!.bypassing).toBe(false);
+    expect(caches.slots[onCompanyId]!.cache.bypassing).toBe(false);
+    expect(second!.bypassing).toBe(true);
+  });
+
   it("splits the generation budget between rollout keys, within bounds", () => {
     const few = new RolloutCaches();
     few.for("a");

@@ -97,7 +97,50 @@ export class RolloutBucketCache {
     this.gate = new HitRateGate(RolloutBucketCache.BREAK_EVEN, sample, 4 * sample);
   }
 
+  /**
+   * Another cache whose verdict this one takes instead of sampling for itself (see RolloutCaches.sizeGenerations):
+   * rollouts on the same field see the same values, so one sample tells for all of them.
+   */
+  private leader: RolloutBucketCache | undefined;
+  /** Lookups made following the leader since the last check that the leader is consulted too, and its count then. */
+  private followedLookups = 0;
+  private leaderLookupsAtCheck = 0;
+
+  follow(leader: RolloutBucketCache): void {
+    if (leader === this) return;
+    this.leader = leader;
+    this.followedLookups = 0;
+    this.leaderLookupsAtCheck = leader.gate.lookups;
+  }
+
+  /** Following a leader that has not found caching worth it (or not judged yet): hash, keep nothing. */
+  private followsBypass(): boolean {
+    if (this.leader === undefined || this.leader.gate.lastWindowPassed === true) return false;
+    if (this.current.size > 0 || this.previous.size > 0) {
+      this.current = new Map();
+      this.previous = new Map();
+    }
+    return true;
+  }
+
+  /**
+   * Counts a lookup made on the leader's verdict. A leader reached far less often than this cache (a rollout behind a
+   * condition few contexts meet) judges too rarely to speak for it: the cache then samples for itself.
+   */
+  private followedLookup(): void {
+    const windowLookups = 4 * this.#generationSize;
+    if (++this.followedLookups < windowLookups) return;
+    const leaderLookups = this.leader!.gate.lookups;
+    if (leaderLookups - this.leaderLookupsAtCheck < this.followedLookups / 4) this.leader = undefined;
+    this.followedLookups = 0;
+    this.leaderLookupsAtCheck = leaderLookups;
+  }
+
   bucket(value: string): number {
+    if (this.followsBypass()) {
+      this.followedLookup();
+      return this.hasher.bucket(value);
+    }
     if (!this.gate.open()) return this.hasher.bucket(value);
     let hit = true;
     let bucket = this.current.get(value);
@@ -123,12 +166,13 @@ export class RolloutBucketCache {
 
   /** Whether the cache is only hashing now (its values did not come back often enough); for tests and metrics. */
   get bypassing(): boolean {
-    return this.gate.bypassing;
+    return this.followsBypass() || this.gate.bypassing;
   }
 
   /** Counts a bucket computed elsewhere while bypassing (a batched hash), so that sampling resumes on time. */
   countBypassed(): void {
-    this.gate.open();
+    if (this.followsBypass()) this.followedLookup();
+    else this.gate.open();
   }
 
   /** Whether the bucket of `value` is held, without touching the cache; for tests. */
@@ -184,11 +228,25 @@ export class RolloutCaches {
     return cache;
   }
 
-  /** Sizes every key's generations now that the number of keys is known. */
+  /**
+   * Sizes every key's generations now that the number of keys is known, and lets the first rollout on each field
+   * judge for the others on that field. Each key sampling for itself cost every key's inserts and one-lane hashes in
+   * every sample window: at 1,000 features, about a tenth of the worker's time in the first minutes.
+   */
   sizeGenerations(): void {
     const share = Math.floor(RolloutCaches.GENERATION_BUDGET / Math.max(1, this.byKey.size));
     const perKey = Math.min(RolloutCaches.MAX_PER_KEY, Math.max(RolloutCaches.MIN_PER_KEY, share));
     for (const cache of this.byKey.values()) cache.generationSize = perKey;
+    const leaders = new Map<number, RolloutBucketCache>();
+    const placed = new Set<RolloutBucketCache>();
+    for (const { fieldId, cache } of this.slots) {
+      // A key read through two fields follows the first of them.
+      if (placed.has(cache)) continue;
+      placed.add(cache);
+      const leader = leaders.get(fieldId);
+      if (leader === undefined) leaders.set(fieldId, cache);
+      else cache.follow(leader);
+    }
   }
 
   get keyCount(): number {
