@@ -66,7 +66,7 @@ describe("npm run bench -- --smoke", () => {
   it("has every micro-benchmark, with the compiled evaluator set against the reference", () => {
     const groups = new Set(report.micro.map((figure) => figure.group));
     expect(groups).toEqual(
-      new Set(["evaluate 10 features", "evaluate 50 features", "context from query (6 params)", "context from query (24 params)", "rollout hash", "event record codec", "bulk body of 1,000 events"]),
+      new Set(["evaluate 10 features", "evaluate 50 features", "context from query (6 params)", "context from query (24 params)", "rollout hash", "answer copy, 15 KB", "event record codec", "bulk body of 1,000 events"]),
     );
     for (const figure of report.micro) expect(figure.opsPerSecond).toBeGreaterThan(0);
     const targeted = report.microComparisons.filter((comparison) => comparison.target !== undefined).map((comparison) => comparison.id);
