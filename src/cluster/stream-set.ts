@@ -9,6 +9,10 @@ import type { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
 import { ensureStreams, type StreamNames } from "./streams.js";
 import { TrackingApplier, TrackingPublisher } from "./tracking-log.js";
+import { ServiceError } from "../errors/catalogue.js";
+
+/** How long listing the registry's nodes may take before `cluster status` answers 503 instead of waiting on. */
+const REGISTRY_READ_TIMEOUT_MS = 10_000;
 
 /** A node's position in one stream set, as `/health`, the registry and `switchyard cluster status` show it. */
 export interface SetPositions {
@@ -155,9 +159,21 @@ export class StreamSet {
     const registry = this.registry;
     if (registry === undefined) return [];
     const reports: T[] = [];
-    // keys() reads the bucket through an ordered consumer; after a server failover it can deliver a key twice.
+    // keys() reads the bucket through an ordered consumer; after a server failover it can deliver a key twice, and
+    // on a server that does not answer it would wait for ever: past the deadline it stops, and the call gets a 503.
     const keys = new Set<string>();
-    for await (const key of await registry.keys()) keys.add(key);
+    const iterator = await registry.keys();
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      iterator.stop();
+    }, REGISTRY_READ_TIMEOUT_MS);
+    try {
+      for await (const key of iterator) keys.add(key);
+    } finally {
+      clearTimeout(deadline);
+    }
+    if (timedOut) throw new ServiceError("CLUSTER_UNAVAILABLE", "The cluster's node registry did not answer in time.", undefined, 1);
     for (const key of keys) {
       const entry = await registry.get(key);
       if (!entry || entry.length === 0) continue;

@@ -71,7 +71,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     await Promise.all([n, e, d].map((node) => node?.kill()));
     await nc?.close();
     await nats?.stop();
-  });
+  }, 60_000);
 
   it("serves an unpinned app created through a node of no region, with the same answers; a plain node of the region does not", async () => {
     const reference = await evaluate(n, unpinned.production.publishableKey);
@@ -88,7 +88,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     expect(refused.status).toBeGreaterThanOrEqual(400);
     // N never hears of the region's app.
     expect((await admin(n, "GET", `/admin/apps/${pinned.app.id}`)).status).toBe(404);
-  });
+  }, 60_000);
 
   it("sends its changes of the unpinned app to the unregioned streams: nodes of no region apply them, with consecutive versions", async () => {
     const path = `/admin/environments/${unpinned.production.id}/features/huddle`;
@@ -115,7 +115,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     expect(await count("eu_CONFIG")).toBe(before.euConfig);
     // E never receives the unpinned app's changes.
     expect((await admin(e, "GET", path)).status).toBe(404);
-  });
+  }, 60_000);
 
   it("stores an unpinned app's tracking sent to it on the nodes of no region, and a region's app's on the region's nodes only", async () => {
     const before = { tracking: await count("TRACKING"), euTracking: await count("eu_TRACKING") };
@@ -152,7 +152,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
       expect(messages.length).toBeGreaterThan(0);
       for (const body of messages) for (const id of identifiers) expect(body.includes(id)).toBe(false);
     }
-  });
+  }, 60_000);
 
   it("keeps its region's accounts: none from the unregioned streams, and a member of the region manages the unpinned apps through it", async () => {
     await createMember(n.url, n.adminToken, "anywhere@example.com", "editor");
@@ -182,7 +182,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
     const mentions = (await bodies("CONFIG")).map((body) => unpack(body) as { type: string }).filter((change) => JSON.stringify(change).includes("eu-editor@example.com"));
     expect(mentions.map((change) => change.type)).toEqual(["sign-in.fail", "rules.put"]);
     expect(mentions[1]).toMatchObject({ environmentId: unpinned.production.id });
-  });
+  }, 60_000);
 
   it("shows both stream sets in /health and cluster status, and registers in both registries", async () => {
     const health = await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && reply.body.cluster.unpinned?.config.lag === 0 && reply.body.cluster.unpinned.tracking.lag === 0);
@@ -218,7 +218,7 @@ describe("a region's node that also serves the unpinned apps (SWITCHYARD_REGION_
       ["n", undefined],
     ]);
     expect((await admin(e, "GET", "/admin/cluster")).body.cluster.unpinned).toBeUndefined();
-  });
+  }, 60_000);
 
   it("resumes after a restart from the positions it stored, applying nothing twice; a plain region node refuses its data dir", async () => {
     const before = (await eventually(() => request(d.url, "GET", "/health"), (reply) => reply.status === 200 && [reply.body.cluster.config, reply.body.cluster.tracking, reply.body.cluster.unpinned.config, reply.body.cluster.unpinned.tracking].every((position) => position.lag === 0))).body.cluster;
