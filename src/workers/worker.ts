@@ -26,7 +26,7 @@ function reportFault(error: unknown): void {
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
 export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown> {
   // Commits go to lmdb-js's write thread: a worker answers evaluations, and one blocked in a commit's sync would hold
-  // up every evaluation queued behind it (see routesToPool for what still commits here: /bulk bodies).
+  // up every evaluation queued behind it (see routesToPool for what commits here: /bulk bodies, /features/enabled).
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }));
   const arena = new ResultArena(jobs.length, buffer);
   const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer));
