@@ -109,6 +109,30 @@ describe("tracking API over HTTP", () => {
     expect(bad.body.error.validationErrors[0].path).toBe("1.evalResult");
   });
 
+  it("stores /features/enabled's evaluate events before answering, with evaluations of the same moment beside them", async () => {
+    // The test server runs one worker: both kinds of request go through the pool, those that commit in batches of
+    // their own (src/workers/executor.ts), and each enabled answer must find its events stored the moment it arrives.
+    const { production } = keys;
+    const put = await request(server.url, "PUT", `/admin/environments/${production.id}/features/huddle/targeting`, { token: admin, body: { rules: [{ filter: { type: "constant", value: true } }] } });
+    expect(put.status).toBe(200);
+    const users = Array.from({ length: 24 }, (_, index) => `enabled-${index}`);
+    const answers = await Promise.all(
+      users.flatMap((user) => [
+        request(server.url, "GET", `/features/enabled?context.user.id=${user}`, { token: production.publishableKey }),
+        request(server.url, "GET", `/features/evaluated?context.user.id=${user}-evaluated`, { token: production.publishableKey }),
+      ]),
+    );
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.features.huddle.isEnabled).toBe(true);
+    }
+    const events = (await adminGet(`/admin/environments/${production.id}/feature-events?limit=1000`)).body.featureEvents as { action: string; key: string; evalContext?: { user?: { id?: string } } }[];
+    const recorded = new Set(events.filter((event) => event.action === "evaluate" && event.key === "huddle").map((event) => event.evalContext?.user?.id));
+    for (const user of users) expect(recorded.has(user), user).toBe(true);
+    // /features/evaluated records nothing.
+    expect([...recorded].filter((user) => user?.endsWith("-evaluated"))).toEqual([]);
+  });
+
   it("takes the tracking API with the tracking key in the path, into the default environment", async () => {
     const reply = await request(server.url, "POST", `/${keys.app.trackingKey}/event`, { body: { event: "via-tracking-key", userId: "t1" } });
     expect(reply.status).toBe(200);
