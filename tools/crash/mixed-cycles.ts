@@ -1,6 +1,6 @@
 /**
- * Kill -9 under mixed load — evaluation, tracking (events, users, companies, bulks, feature-event batches) and
- * feedback (created, then updated by id) — restart, repeat; then read everything back through the admin API and
+ * Kill -9 under mixed load — evaluation, `/features/enabled` (whose evaluate events are stored before it answers),
+ * tracking (events, users, companies, bulks, feature-event batches) and feedback (created, then updated by id) — restart, repeat; then read everything back through the admin API and
  * count, per kind, what was acknowledged, lost (acknowledged but not stored: must be 0), partial (a multi-item write
  * stored in part: must be 0) and stored without an acknowledgement (allowed: the kill fell between commit and answer).
  * `tools/crash/mixed.ts` runs it from the command line; test/hardening/crash-mixed.test.ts runs a few cycles.
@@ -20,7 +20,7 @@ export interface MixedCrashOptions {
   env?: Record<string, string>;
 }
 
-export const KINDS = ["event", "bulk", "user", "company", "featureEvents", "feedback", "feedbackUpdate"] as const;
+export const KINDS = ["enabled", "event", "bulk", "user", "company", "featureEvents", "feedback", "feedbackUpdate"] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface KindFigures {
@@ -124,7 +124,11 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
         let path: string;
         let body: unknown;
         let feedbackId: string | undefined;
-        if (roll < 8) {
+        if (roll === 0) {
+          // One evaluate event, for this name's user: huddle is on for plan pro.
+          kind = "enabled";
+          path = `/features/enabled?context.user.id=${name}&context.company.plan=pro`;
+        } else if (roll < 8) {
           kind = "evaluate";
           path = `/features/evaluated?context.user.id=${user}&context.company.id=co${sequence % 5}&context.company.plan=${sequence % 2 ? "pro" : "free"}`;
         } else if (roll < 11) {
@@ -161,7 +165,7 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
         let status: number | undefined;
         let answer: any;
         try {
-          const response = await fetch(url + path, kind === "evaluate" ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
+          const response = await fetch(url + path, kind === "evaluate" || kind === "enabled" ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
           status = response.status;
           answer = await response.json();
         } catch {
@@ -193,7 +197,12 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
   // Read everything back.
   const url = server.url;
   const events = new Set((await readLog(url, environment.id, "events")).map((event) => event.event as string));
-  const featureEventKeys = new Set((await readLog(url, environment.id, "feature-events")).map((event) => event.key as string));
+  const featureEvents = await readLog(url, environment.id, "feature-events");
+  const featureEventKeys = new Set(featureEvents.map((event) => event.key as string));
+  /** Users whose /features/enabled call stored its evaluate event. */
+  const enabledUsers = new Set(
+    featureEvents.filter((event) => event.action === "evaluate" && event.key === FEATURE).map((event) => (event.evalContext as { user?: { id?: string } } | undefined)?.user?.id),
+  );
   const feedback = await readLog(url, environment.id, "feedback");
   const feedbackById = new Map(feedback.map((entry) => [entry.feedbackId as string, entry]));
   const feedbackUsers = new Set(feedback.map((entry) => entry.userId as string));
@@ -207,6 +216,10 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
     let present: number;
     let whole: number;
     switch (attempt.kind) {
+      case "enabled":
+        present = enabledUsers.has(attempt.name) ? 1 : 0;
+        whole = 1;
+        break;
       case "event":
         present = events.has(attempt.name) ? 1 : 0;
         whole = 1;
