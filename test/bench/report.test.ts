@@ -162,7 +162,13 @@ describe("npm run bench -- --smoke", () => {
       expect(figure.failure, figure.id).toBeUndefined();
       expect(figure.errors, figure.id).toBe(0);
     }
-    for (const row of cluster.rows) expect(row.ratio, row.id).toBeGreaterThan(0);
+    for (const row of cluster.rows) {
+      // CPU comes from /proc in 10 ms ticks: a smoke run's few requests may spend less than one on a side.
+      if (row.id.endsWith("-cpu")) {
+        expect(row.cluster, row.id).toBeGreaterThanOrEqual(0);
+        expect(row.standalone, row.id).toBeGreaterThanOrEqual(0);
+      } else expect(row.ratio, row.id).toBeGreaterThan(0);
+    }
     expect(cluster.propagation).toMatchObject({ changes: 3 });
     expect("failure" in cluster.catchUp ? cluster.catchUp.failure : cluster.catchUp.events).toBe(1000);
   });
