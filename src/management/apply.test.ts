@@ -2,18 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
 import { AccountRepository } from "../accounts/account-repository.js";
 import { AuditLog } from "../accounts/audit-log.js";
 import { ADMIN_ACTOR, type Actor } from "../accounts/principal.js";
 import type { MemberRecord, PasswordHash } from "../accounts/records.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { TABLES, type KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
 import { maskKey, newKey, digestKey } from "../tenancy/identifiers.js";
 import { planApp, planEnvironment, TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { CHANGE_TYPES, type ChangeBodies, type ChangeOf, type ChangeType, type ManagementChange } from "./changes.js";
 import { LocalManagementLog } from "./management-log.js";
+import { openStore } from "../../test/support/stores.js";
 
 const HASH: PasswordHash = { algorithm: "scrypt", cost: 14, blockSize: 8, parallelization: 1, salt: "c2FsdA==", hash: "aGFzaA==" };
 const OWNER_ACTOR: Actor = { kind: "member", id: "mem_owner", email: "owner@example.com" };
@@ -110,7 +109,7 @@ describe("management apply", () => {
   const open = async (kind: "lmdb" | "log"): Promise<KvStore> => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-apply-"));
     dirs.push(dir);
-    const store = kind === "lmdb" ? new LmdbStore({ path: dir, durability: "commit" }) : await LogStore.open({ path: dir, durability: "commit" });
+    const store = await openStore(kind, dir);
     stores.push(store);
     return store;
   };

@@ -6,13 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
 import type { FeatureEventItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
 import { planApp, TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking } from "../tracking/apply.js";
 import { EvaluationRecency } from "./evaluation-recency.js";
+import { openStore } from "../../test/support/stores.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);
@@ -31,7 +30,7 @@ describe.each(["lmdb", "log"] as const)("EvaluationRecency (%s store)", (kind) =
 
   async function environment(): Promise<string> {
     dir = mkdtempSync(join(tmpdir(), "switchyard-recency-"));
-    store = kind === "lmdb" ? new LmdbStore({ path: dir, durability: "commit" }) : await LogStore.open({ path: dir, durability: "commit" });
+    store = await openStore(kind, dir);
     const planned = planApp("Acme", new Date(NOW - 60 * DAY).toISOString());
     await store.write(() => new TenancyRepository(store).insertApp(planned.app, planned.trackingKeyDigest, planned.environments.map((entry) => entry.record)));
     return planned.environments[0]!.record.id;

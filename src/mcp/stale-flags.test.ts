@@ -6,14 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import type { FeatureEventItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
 import { planApp, TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking, evaluationRow, recordEvaluations } from "../tracking/apply.js";
 import { staleFlags, uniformRulesAnswer } from "./stale-flags.js";
+import { openStore } from "../../test/support/stores.js";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);
@@ -54,7 +53,7 @@ describe.each(["lmdb", "log"] as const)("staleFlags (%s store)", (kind) => {
 
   it("marks old flags nothing evaluated, and old flags every environment serves one answer to everyone", async () => {
     dir = mkdtempSync(join(tmpdir(), "switchyard-stale-"));
-    store = kind === "lmdb" ? new LmdbStore({ path: dir, durability: "commit" }) : await LogStore.open({ path: dir, durability: "commit" });
+    store = await openStore(kind, dir);
     const tenancy = new TenancyRepository(store);
     const features = new FeatureRepository(store);
     const planned = planApp("Acme", daysAgo(60).toISOString());

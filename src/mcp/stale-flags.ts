@@ -85,8 +85,9 @@ export function staleFlags(
 
   const evaluated = new Set<string>();
   let complete = true;
+  const recency = recencyOf(store);
   for (const environment of environments) {
-    const seen = recencyOf(store).evaluatedSince(environment.id, since);
+    const seen = recency.evaluatedSince(environment.id, since);
     for (const key of seen.keys) evaluated.add(key);
     complete &&= seen.complete;
   }

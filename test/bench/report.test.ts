@@ -2,26 +2,18 @@
  * The benchmark harness end to end, in smoke mode (a few requests per scenario): the run finishes, and its JSON and
  * Markdown reports are well-formed with every section present. No timing is judged here — smoke figures mean nothing.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MARKDOWN_SECTIONS } from "../../bench/report/markdown.js";
 import { CORE_FIGURE_IDS, type BenchReport } from "../../bench/report/model.js";
+import { runNode, type CliRun } from "../support/run-node.js";
 
 const RUNNER = resolve(import.meta.dirname, "../../dist/bench/run.js");
 
-function runSmoke(outDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [RUNNER, "--smoke", "--out", outDir], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => resolveRun({ code, stdout, stderr }));
-  });
+function runSmoke(outDir: string): Promise<CliRun> {
+  return runNode([RUNNER, "--smoke", "--out", outDir]);
 }
 
 describe("npm run bench -- --smoke", () => {

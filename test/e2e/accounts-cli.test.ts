@@ -2,35 +2,20 @@
  * The CLI's members, tokens, audit, password-reset and admin-token commands against a real service (either twin),
  * from the first owner created with the bootstrap admin token of the data dir to the offline admin-token reset.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, signIn, signInReply } from "../support/accounts.js";
 import { request } from "../support/http.js";
+import { runNode, type CliRun } from "../support/run-node.js";
 import { CLI, makeDataDir, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with `input` on stdin (how scripts hand it a password). */
-function cli(args: string[], env: Record<string, string>, input = ""): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function cli(args: string[], env: Record<string, string>, input = ""): Promise<CliRun> {
+  return runNode([CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, input });
 }
 
-const json = (run: Run): Record<string, any> => {
+const json = (run: CliRun): Record<string, any> => {
   if (run.code !== 0) throw new Error(`CLI failed (${run.code}): ${run.stderr}`);
   return JSON.parse(run.stdout) as Record<string, any>;
 };

@@ -9,12 +9,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
 import { key, lastKeyPart, prefixRange, type KvStore } from "../../src/storage/kv.js";
-import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { useAppServer } from "../support/app-server.js";
 import { request } from "../support/http.js";
 import { NATIVE_MODE } from "../support/server.js";
+import { openStore } from "../support/stores.js";
 
 const ENV = "env_AbCdEfGhIjKl";
 const UUID_USER = "6f1c2b9e-2f4a-4c7e-9d61-3b8a1f0c5e27";
@@ -23,7 +22,7 @@ const LONG_FEATURE = "checkout-redesign-with-new-payment-provider-rollout";
 
 async function withStore(kind: "lmdb" | "log", run: (store: KvStore) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), `switchyard-long-keys-${kind}-`));
-  const store = kind === "lmdb" ? new LmdbStore({ path: dir, durability: "commit" }) : await LogStore.open({ path: dir, durability: "commit" });
+  const store = await openStore(kind, dir);
   try {
     await run(store);
   } finally {

@@ -1,16 +1,12 @@
 /** Runs the published Reflag CLI (`@reflag/cli`, unmodified) in a temporary project against a server under test. */
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { runNode, type CliRun } from "./run-node.js";
 
 export const REFLAG_CLI = resolve(import.meta.dirname, "../../node_modules/@reflag/cli/dist/index.js");
 
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliRun };
 
 /**
  * A project directory with a `package.json` and a `reflag.config.json` naming the app and the service's `/api`, and
@@ -25,15 +21,7 @@ export function reflagProject(serverUrl: string, appId: string, typesOutput = [{
 
 /** `reflag ARGS` in `cwd` with REFLAG_API_KEY set to `apiKey`; NO_COLOR keeps the output plain. */
 export function runReflag(cwd: string, apiKey: string | undefined, args: string[]): Promise<CliRun> {
-  return new Promise((resolvePromise, reject) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1", FORCE_COLOR: "0" };
-    if (apiKey !== undefined) env.REFLAG_API_KEY = apiKey;
-    const child = spawn(process.execPath, [REFLAG_CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
-  });
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1", FORCE_COLOR: "0" };
+  if (apiKey !== undefined) env.REFLAG_API_KEY = apiKey;
+  return runNode([REFLAG_CLI, ...args], { cwd, env });
 }
