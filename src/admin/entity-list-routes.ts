@@ -6,6 +6,7 @@ import type { Services } from "../services.js";
 import { key, lastKeyPart, prefixRange } from "../storage/kv.js";
 import type { CompanyRecord, UserRecord } from "../tracking/records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../tracking/cursor.js";
+import { environmentOrNotFound } from "./route-lookups.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -17,9 +18,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
  */
 function listRoute(table: "companies" | "users"): RouteSpec<Services> {
   return managementRoute("read", BODY_LIMITS.none, (context) => {
-    context.services.store.refresh();
-    const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-    if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
+    const environment = environmentOrNotFound(context);
     const query = new URLSearchParams(context.request.query);
     const prefix = query.get("prefix") ?? "";
     const after = query.get("after") ?? undefined;

@@ -5,6 +5,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { Services } from "../services.js";
 import { lastSequence, type LogTable } from "../tracking/append-log.js";
 import { encodeCursor, MAX_LIST_LIMIT } from "../tracking/cursor.js";
+import { environmentOrNotFound } from "./route-lookups.js";
 
 const LOGS: [string, LogTable][] = [
   ["events", "events"],
@@ -25,9 +26,7 @@ export const LOG_TAIL_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "GET",
     "/admin/environments/:envId/log-tails",
     managementRoute("read", BODY_LIMITS.none, (context) => {
-      context.services.store.refresh();
-      const environment = context.services.tenancy.getEnvironment(context.params.envId!);
-      if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
+      const environment = environmentOrNotFound(context);
       const text = new URLSearchParams(context.request.query).get("entries") ?? "100";
       const entries = /^[0-9]{1,6}$/.test(text) ? Number(text) : Number.NaN;
       if (!(entries >= 0 && entries <= MAX_ENTRIES)) {

@@ -8,12 +8,14 @@ import type { ManagementChange } from "../management/changes.js";
 import type { AppRecord } from "../tenancy/records.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 
+/** The app an environment belongs to, when this node holds both. */
+function appOfEnvironment(environmentId: string, tenancy: TenancyRepository): AppRecord | undefined {
+  const environment = tenancy.getEnvironment(environmentId);
+  return environment === undefined ? undefined : tenancy.getApp(environment.appId);
+}
+
 /** The app a change writes to (the new record for `app.create`); undefined when not held here; null for account changes. */
 function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord | undefined | null {
-  const ofEnvironment = (environmentId: string) => {
-    const environment = tenancy.getEnvironment(environmentId);
-    return environment === undefined ? undefined : tenancy.getApp(environment.appId);
-  };
   switch (change.type) {
     case "app.create":
       return change.app;
@@ -36,7 +38,7 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "analytics.rebuild":
     case "survey.put":
     case "survey.remove":
-      return ofEnvironment(change.environmentId);
+      return appOfEnvironment(change.environmentId, tenancy);
     case "member.create":
     case "member.update":
     case "member.remove":
@@ -69,8 +71,6 @@ export function concernsUnpinnedApp(change: ManagementChange, tenancy: TenancyRe
 
 /** Whether an environment belongs to an app this node holds that is pinned to no region (tracking's routing). */
 export function environmentIsUnpinned(environmentId: string, tenancy: TenancyRepository): boolean {
-  const environment = tenancy.getEnvironment(environmentId);
-  if (environment === undefined) return false;
-  const app = tenancy.getApp(environment.appId);
+  const app = appOfEnvironment(environmentId, tenancy);
   return app !== undefined && app.region === undefined;
 }
