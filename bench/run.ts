@@ -132,7 +132,7 @@ async function main(): Promise<void> {
             apps.set(count, app);
           }
           lab.log(`seeded ${[...apps.keys()].join(", ")} features in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
-          const target: ServiceTarget = { baseUrl: service.url, server: { kind: "service", workers: MAIN_WORKERS, native: true }, apps };
+          const target: ServiceTarget = { baseUrl: service.url, server: { kind: "service", workers: MAIN_WORKERS, native: true, pid: service.pid }, apps };
           load.push(...(await benchEvaluation(lab, target)));
           load.push(...(await benchCompression(lab, target)));
           load.push(...(await benchContextSizes(lab, target)));

@@ -21,7 +21,7 @@ export async function benchHelloWorld(lab: Lab, kind: "uws" | "node"): Promise<L
   const server = await startHelloServer(kind);
   const label = kind === "uws" ? "uWebSockets.js" : "node:http";
   try {
-    const info = { kind: kind === "uws" ? ("hello-uws" as const) : ("hello-node" as const) };
+    const info = { kind: kind === "uws" ? ("hello-uws" as const) : ("hello-node" as const), pid: server.pid };
     const get = await measure(lab, {
       id: HELLO_IDS[kind].get,
       section: "baseline",
@@ -56,7 +56,7 @@ export async function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
       id: GROUP_COMMIT_ID,
       section: "baseline",
       title: "bare uWebSockets.js POST storing each body in LMDB, one commit per event-loop turn, answered after commit",
-      server: { kind: "group-commit" },
+      server: { kind: "group-commit", pid: server.pid },
       baseUrl: server.url,
       requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
     });
@@ -87,7 +87,7 @@ export async function benchAnswerTransport(lab: Lab, featureCounts: readonly num
           id: answerTransportId(features),
           section: "baseline",
           title: `bare uWebSockets.js GET answering ${bytes.toLocaleString("en")} B (an answer's size at ${features} features)`,
-          server: { kind: "hello-uws" },
+          server: { kind: "hello-uws", pid: server.pid },
           baseUrl: server.url,
           requests: [{ method: "GET", path: "/hello", headers: {} }],
         }),
@@ -109,7 +109,7 @@ export async function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
       id: BULK_CEILING_ID,
       section: "baseline",
       title: "bare uWebSockets.js POST of mixed bulk bodies, each item put in LMDB, one commit per turn, answered after commit",
-      server: { kind: "group-commit" },
+      server: { kind: "group-commit", pid: server.pid },
       baseUrl: server.url,
       requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })),
       itemsPerRequest: 1000,

@@ -3,11 +3,13 @@ import type { LoadFigure, Section } from "../support/lab.js";
 import { GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { BULK_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { ClusterSection } from "../cluster/model.js";
+import { boundsOfMissedTargets } from "./bounds.js";
 import type { BenchReport, Comparison, CurvePoint } from "./model.js";
 
 /** Section headings, in order; the smoke test looks for each of them. */
 export const MARKDOWN_SECTIONS = [
   "## Targets",
+  "## What bounds the targets missed",
   "## Every figure against its baseline",
   "## Micro-benchmarks",
   "## Baselines",
@@ -98,7 +100,7 @@ function spreadText(figure: LoadFigure): string {
 function loadTable(figures: readonly LoadFigure[]): string {
   if (figures.length === 0) return "_Not measured in this mode._";
   return table(
-    ["scenario", "id", "value", "p50", "p90", "p99", "spread", "errors", "connections × seconds", "server"],
+    ["scenario", "id", "value", "p50", "p90", "p99", "spread", "errors", "connections × seconds", "server CPU", "machine idle", "server"],
     figures.map((figure) => [
       figure.title,
       figure.id,
@@ -109,6 +111,8 @@ function loadTable(figures: readonly LoadFigure[]): string {
       spreadText(figure),
       String(figure.errors),
       `${figure.connections} × ${figure.durationSeconds} s`,
+      isNumber(figure.serverCpuUsPerItem) ? `${figure.serverCpuUsPerItem.toFixed(figure.serverCpuUsPerItem < 10 ? 2 : 1)} µs/${figure.itemsPerRequest > 1 ? "event" : "req"}` : "—",
+      isNumber(figure.machineIdleShare) ? `${(figure.machineIdleShare * 100).toFixed(0)} %` : "—",
       figure.server.kind === "service"
         ? `${figure.server.native === false ? "native-free" : "native"}, ${figure.server.workers === 0 ? "inline" : `pool ${figure.server.workers}`}`
         : figure.server.kind,
@@ -156,6 +160,8 @@ export function renderMarkdown(report: BenchReport): string {
   if (meta.notes.length > 0) push(meta.notes.map((note) => `> ${note}`).join("\n>\n"));
 
   push("## Targets", table(["figure", "value", "baseline", "baseline value", "ratio", "target", "result"], comparisonRows(report.targets)));
+  const bounds = boundsOfMissedTargets(report);
+  push("## What bounds the targets missed", bounds.length > 0 ? bounds.join("\n") : "_Every target was met._");
 
   push(
     "## Every figure against its baseline",

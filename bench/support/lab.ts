@@ -3,6 +3,7 @@ import { runLoad, type Driver, type LoadResult, type RequestSpec } from "./load.
 import type { Mode } from "./modes.js";
 import { expectStatus } from "./seed.js";
 import { median, spread, type Spread } from "./stats.js";
+import { cpuBetween, machineTicks, threadTicks } from "./thread-cpu.js";
 
 export interface Lab {
   mode: Mode;
@@ -20,6 +21,8 @@ export interface ServerInfo {
   /** The service's SWITCHYARD_WORKERS (0 = inline). */
   workers?: number;
   native?: boolean;
+  /** Its process, for the CPU its threads spend per request (Linux only). */
+  pid?: number;
 }
 
 export interface LoadFigure {
@@ -45,6 +48,13 @@ export interface LoadFigure {
   errors: number;
   /** Set when the scenario could not run; then there are no runs and the figures are NaN. */
   failure?: string;
+  /**
+   * Median share of the machine's CPU time (every core, load generator included) left idle during the measured runs
+   * (Linux only). Idle cores while a rate is capped mean threads waiting on each other, not a CPU limit.
+   */
+  machineIdleShare?: number;
+  /** Median CPU the server's threads spent per item (request or event) during the measured runs, µs (Linux only). */
+  serverCpuUsPerItem?: number;
 }
 
 export interface ScenarioSpec {
@@ -112,11 +122,25 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
       );
     const warmup = spec.warmUp === false ? undefined : await load(mode.warmupSeconds, mode.warmupAmount);
     const runs: LoadResult[] = [];
+    const idleShares: number[] = [];
+    const cpuPerItem: number[] = [];
     // A window of a few request latencies is mostly ramp-up (a pooled batch of 1,000-feature answers takes a good
     // part of a second): measure for at least ten median latencies, up to the mode's longest run.
     const adaptive = Math.min(mode.maxDurationSeconds, Math.ceil(((warmup?.latencyMs.p50 ?? 0) * 10) / 1000));
     const duration = Math.max(mode.durationSeconds, spec.minDurationSeconds ?? 0, Number.isFinite(adaptive) ? adaptive : 0);
-    for (let repeat = 0; repeat < mode.repeats; repeat++) runs.push(await load(duration, mode.amount));
+    for (let repeat = 0; repeat < mode.repeats; repeat++) {
+      const before = machineTicksIfAvailable();
+      const threadsBefore = threadTicksIfAvailable(spec.server.pid);
+      const run = await load(duration, mode.amount);
+      runs.push(run);
+      const threadsAfter = threadTicksIfAvailable(spec.server.pid);
+      const after = machineTicksIfAvailable();
+      if (before !== undefined && after !== undefined && after.total > before.total) idleShares.push((after.idle - before.idle) / (after.total - before.total));
+      if (threadsBefore !== undefined && threadsAfter !== undefined && run.requests > 0) {
+        const ms = cpuBetween(threadsBefore, threadsAfter).reduce((sum, thread) => sum + thread.ms, 0);
+        cpuPerItem.push((ms * 1000) / (run.requests * itemsPerRequest));
+      }
+    }
     const figure: LoadFigure = {
       durationSeconds: duration,
       id: spec.id,
@@ -137,6 +161,8 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
       },
       spread: spread(runs.map((run) => run.rps * itemsPerRequest)),
       errors: runs.reduce((sum, run) => sum + run.errors, 0),
+      ...(idleShares.length > 0 ? { machineIdleShare: median(idleShares) } : {}),
+      ...(cpuPerItem.length > 0 ? { serverCpuUsPerItem: median(cpuPerItem) } : {}),
     };
     lab.log(
       `${spec.id}: ${Math.round(figure.value).toLocaleString("en")} ${figure.unit}, p50 ${figure.latencyMs.p50.toFixed(2)} ms, p99 ${figure.latencyMs.p99.toFixed(2)} ms` +
@@ -147,6 +173,25 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
     const failure = (error as Error).message ?? String(error);
     lab.log(`${spec.id}: FAILED ${failure}`);
     return failedFigure(spec, failure);
+  }
+}
+
+/** The machine's CPU ticks, or undefined where /proc/stat does not exist. */
+function machineTicksIfAvailable(): ReturnType<typeof machineTicks> | undefined {
+  try {
+    return machineTicks();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process's CPU ticks per thread, or undefined without a pid or /proc. */
+function threadTicksIfAvailable(pid: number | undefined): ReturnType<typeof threadTicks> | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return threadTicks(pid);
+  } catch {
+    return undefined;
   }
 }
 

@@ -40,3 +40,11 @@ export function cpuBetween(before: Map<string, ThreadTicks>, after: Map<string, 
     .filter((row) => row.ms > 0)
     .sort((a, b) => b.ms - a.ms);
 }
+
+/** Idle and total clock ticks of the whole machine, all cores (the first line of /proc/stat). */
+export function machineTicks(): { idle: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user and nice).
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  return { idle: idle + iowait, total: user + nice + system + idle + iowait + irq + softirq + steal };
+}

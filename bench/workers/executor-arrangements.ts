@@ -40,7 +40,7 @@ export interface ArrangementRun {
 /** Serves `dataDir` with `arrangement` and measures 50-feature evaluation, single events and bulk bodies. */
 export async function benchArrangement(lab: Lab, arrangement: Arrangement, dataDir: string, evaluationApp: SeededApp, trackingApp: SeededApp): Promise<ArrangementRun> {
   const service = await startService({ dataDir, workers: arrangement.workers, native: true });
-  const server = { kind: "service" as const, workers: arrangement.workers, native: true };
+  const server = { kind: "service" as const, workers: arrangement.workers, native: true, pid: service.pid };
   try {
     const label = arrangement.workers === 0 ? "inline executor" : `pool of ${arrangement.workers}`;
     const evaluation = await measure(lab, {

@@ -182,4 +182,21 @@ describe("npm run bench -- --smoke", () => {
       for (const row of rows) expect(cells(row), row).toBe(cells(rows[0]!));
     }
   });
+
+  it("says, for every target it misses, what bounds it", () => {
+    const section = markdown.slice(markdown.indexOf("## What bounds the targets missed"), markdown.indexOf("## Every figure against its baseline"));
+    const missed = report.targets.filter((target) => target.verdict === "MISS");
+    if (missed.length === 0) expect(section).toContain("Every target was met");
+    for (const target of missed) expect(section, target.id).toMatch(new RegExp(`^- \\*\\*${target.id}\\*\\* \\(`, "m"));
+  });
+
+  it("measures how idle the machine was and the server's CPU per request during each run (Linux /proc)", () => {
+    for (const id of ["evaluate-10", "event", "group-commit-uws-post"]) {
+      const figure = report.load.find((entry) => entry.id === id)!;
+      expect(figure.machineIdleShare, id).toBeGreaterThanOrEqual(0);
+      expect(figure.machineIdleShare, id).toBeLessThanOrEqual(1);
+      // A smoke run's few requests may round to zero 10 ms ticks: present and not negative is what can be checked.
+      expect(figure.serverCpuUsPerItem, id).toBeGreaterThanOrEqual(0);
+    }
+  });
 });

@@ -1,0 +1,148 @@
+/**
+ * For each target a run misses, what bounds it, in figures measured in the same run: the service with (almost) no
+ * evaluation to do, the transport of an answer of the same size, the records a tracking call stores against the one
+ * its ceiling stores, the stages of the CPU per request, and how much of the machine sat idle meanwhile.
+ */
+import { answerTransportId, BULK_CEILING_ID, GROUP_COMMIT_ID } from "../baselines/transport.js";
+import { ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
+import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
+import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
+import type { LoadFigure } from "../support/lab.js";
+import { STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
+
+/** Above this idle share, a capped rate is waiting on threads, not on CPU. */
+const IDLE_WORTH_NAMING = 0.1;
+
+const percent = (share: number): string => `${(share * 100).toFixed(1)} %`;
+const finite = (value: number | undefined): value is number => value !== undefined && Number.isFinite(value);
+
+/** One Markdown bullet per missed target; an empty list when nothing was missed. */
+export function boundsOfMissedTargets(report: BenchReport): string[] {
+  const comparison = (id: string) => report.comparisons.find((entry) => entry.id === id);
+  const figure = (id: string) => report.load.find((entry) => entry.id === id);
+  const lines: string[] = [];
+  for (const target of report.targets) {
+    if (target.verdict !== "MISS") continue;
+    const head = `**${target.id}** (${target.target ?? "target"}; measured ${measured(target)}):`;
+    lines.push(`- ${head} ${boundOf(target, report, comparison, figure)}`);
+  }
+  return lines;
+}
+
+function measured(target: Comparison): string {
+  if (!finite(target.value)) return "not measured";
+  if (target.unit === "µs") return `${target.value.toFixed(1)} µs`;
+  if (target.unit === "ms p99") return `p99 ${target.value.toFixed(2)} ms`;
+  return finite(target.ratio) ? percent(target.ratio) : `${Math.round(target.value)} ${target.unit}`;
+}
+
+function boundOf(
+  target: Comparison,
+  report: BenchReport,
+  comparison: (id: string) => Comparison | undefined,
+  figure: (id: string) => LoadFigure | undefined,
+): string {
+  const evaluated = /^evaluate-(\d+)$/.exec(target.id);
+  if (evaluated) return evaluationBound(Number(evaluated[1]), report, comparison, figure);
+  switch (target.id) {
+    case EVENT_ID:
+      return eventBound(figure);
+    case BULK_ID:
+    case BULK_MIXED_ID:
+      return trackingBound(target.id, report, figure);
+    case STAGE_TARGET_ID:
+      return stageBound(report);
+    case MIXED_PACED_ID: {
+      const unpaced = figure(MIXED_MAX_ID);
+      return (
+        `the unpaced mix had p99 ${unpaced?.latencyMs.p99.toFixed(2) ?? "—"} ms at its maximum rate; ` +
+        `this run measures no bound for the paced p99 beyond that.${idleClause(figure(MIXED_PACED_ID))}`
+      );
+    }
+    case ENABLED_ID:
+      return `each call waits for the commit of its check events; this run measures no separate bound.${idleClause(figure(ENABLED_ID))}`;
+    default:
+      return "this run measures no bound for it.";
+  }
+}
+
+function evaluationBound(features: number, report: BenchReport, comparison: (id: string) => Comparison | undefined, figure: (id: string) => LoadFigure | undefined): string {
+  const parts: string[] = [];
+  const goal = targetRatio(report, evaluateId(features));
+  const cached = comparison(repeatedEvaluateId(features));
+  if (cached !== undefined && finite(cached.ratio)) {
+    parts.push(
+      `the service answering mostly from its answer cache (repeated contexts: little evaluation, no hop to the worker; ${cached.id}) reached ${percent(cached.ratio)} of the hello-world` +
+        (finite(goal) && cached.ratio < goal ? `, below the target before evaluation costs anything` : ""),
+    );
+  }
+  const transport = comparison(answerTransportId(features));
+  if (transport !== undefined && finite(transport.ratio)) {
+    parts.push(`a bare uWebSockets.js GET sending an answer of this size reached ${percent(transport.ratio)} (${transport.id})`);
+  }
+  const workers = report.scaling.workers;
+  const one = workers.find((point) => point.x === 1);
+  const two = workers.find((point) => point.x === 2);
+  if (features > 50 && one !== undefined && two !== undefined && finite(one.value) && finite(two.value)) {
+    parts.push(`evaluation runs on one worker thread by default (cores − 1); at 50 features a second worker served ${percent(two.value / one.value - 1)} more in this run`);
+  }
+  const text = parts.length > 0 ? `${capitalise(parts.join("; "))}.` : "This run measured no bound for it.";
+  return `${text}${idleClause(figure(evaluateId(features)))}`;
+}
+
+function trackingBound(id: string, report: BenchReport, figure: (id: string) => LoadFigure | undefined): string {
+  const records = report.baselines.bulkRecords;
+  const puts = report.baselines.lmdbPuts;
+  if (!("value" in records) || !("value" in puts)) return `the raw-puts baselines failed in this run.${idleClause(figure(id))}`;
+  const share = records.value / puts.value;
+  const ceiling = id === BULK_MIXED_ID ? `the bulk ceiling (${BULK_CEILING_ID}), which stores each item once` : "raw puts of the event records alone";
+  return (
+    `each event is stored with its user, company and analytics cells, ${records.recordsPerEvent.toFixed(2)} records per event; ` +
+    `raw lmdb-js puts of exactly those records, with no parsing, validation or HTTP, reached ${percent(share)} of raw puts of the event records alone ` +
+    `(${Math.round(records.value).toLocaleString("en")} against ${Math.round(puts.value).toLocaleString("en")} events/s), so what the service stores costs more than ${ceiling}.` +
+    idleClause(figure(id))
+  );
+}
+
+/** A single event: the CPU the service spends on it against the bare group-commit server's, both on one main thread. */
+function eventBound(figure: (id: string) => LoadFigure | undefined): string {
+  const event = figure(EVENT_ID);
+  const ceiling = figure(GROUP_COMMIT_ID);
+  const serviceCpu = event?.serverCpuUsPerItem;
+  const ceilingCpu = ceiling?.serverCpuUsPerItem;
+  if (!finite(serviceCpu) || !finite(ceilingCpu)) return `this run measured no CPU per request to compare.${idleClause(event)}`;
+  return (
+    `the service spent ${serviceCpu.toFixed(1)} µs of CPU per call over all its threads (routing, validation, key resolution, and storing the event ` +
+    `with its user, company and analytics cells), the bare group-commit server ${ceilingCpu.toFixed(1)} µs (parsing and storing one record); ` +
+    `at the ceiling's rate the service's work would need ${(serviceCpu / ceilingCpu).toFixed(1)}× the CPU the ceiling uses.${idleClause(event)}`
+  );
+}
+
+function stageBound(report: BenchReport): string {
+  const stage = report.stages.find((entry) => entry.features === 50);
+  if (stage === undefined) return "the stages were not measured in this run.";
+  const transport = stage.stages["HTTP transport and response write"];
+  const hop = stage.stages["thread hop"];
+  return (
+    `of ${stage.totalUs.toFixed(1)} µs, the HTTP transport and response write took ${transport.toFixed(1)} µs and the hop to the worker and back ` +
+    `${hop.toFixed(1)} µs: ${(transport + hop).toFixed(1)} µs before any evaluation (stages of this run, "Where the CPU goes").`
+  );
+}
+
+function targetRatio(report: BenchReport, id: string): number | undefined {
+  const text = report.targets.find((entry) => entry.id === id)?.target;
+  const match = text === undefined ? null : /≥ (\d+(?:\.\d+)?) %/.exec(text);
+  return match ? Number(match[1]) / 100 : undefined;
+}
+
+function idleClause(figure: LoadFigure | undefined): string {
+  const idle = figure?.machineIdleShare;
+  if (!finite(idle)) return "";
+  return idle >= IDLE_WORTH_NAMING
+    ? ` ${percent(idle)} of the machine's CPU (load generator included) sat idle while it ran: the rate is capped by waiting (threads on one another, or commits), not by CPU alone.`
+    : ` The machine's CPU was ${percent(1 - idle)} busy while it ran.`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

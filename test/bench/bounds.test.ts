@@ -1,0 +1,91 @@
+/** The report's "what bounds the targets missed": built from figures of one run, one bullet per missed target. */
+import { describe, expect, it } from "vitest";
+import { boundsOfMissedTargets } from "../../bench/report/bounds.js";
+import { buildReport, type Measurements } from "../../bench/report/model.js";
+import type { LoadFigure, ServerInfo } from "../../bench/support/lab.js";
+import { spread } from "../../bench/support/stats.js";
+
+function figure(id: string, value: number, server: ServerInfo, extra: Partial<LoadFigure> = {}): LoadFigure {
+  return {
+    id,
+    section: "evaluation",
+    title: id,
+    server,
+    unit: "req/s",
+    itemsPerRequest: 1,
+    connections: 50,
+    durationSeconds: 5,
+    runs: [],
+    value,
+    rps: value,
+    latencyMs: { p50: 1, p90: 2, p99: 3 },
+    spread: spread([value]),
+    errors: 0,
+    ...extra,
+  };
+}
+
+const SERVICE: ServerInfo = { kind: "service", workers: 1, native: true };
+
+function measurements(load: LoadFigure[]): Measurements {
+  return {
+    meta: {} as Measurements["meta"],
+    micro: [],
+    lmdbPuts: { id: "lmdb-raw-puts", title: "raw puts", unit: "events/s", putsPerTransaction: 1000, runs: [400_000], value: 400_000, spread: spread([400_000]), microsecondsPerEvent: 2.5 },
+    bulkRecords: { id: "lmdb-raw-bulk-records", title: "raw puts of a bulk's records", recordsPerEvent: 3.4, value: 180_000, runs: [180_000] },
+    eventRecordBytes: { msgpackBytes: 100, jsonBytes: 150 },
+    load,
+    nativeFreeFailure: undefined,
+    storedData: [],
+    startup: [],
+    extras: [],
+    stages: [],
+    cluster: { skipped: "not in this test", load: [], rows: [] } as unknown as Measurements["cluster"],
+  };
+}
+
+describe("boundsOfMissedTargets", () => {
+  const report = buildReport(
+    measurements([
+      figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+      figure("hello-uws-get-10-features", 90_000, { kind: "hello-uws" }),
+      figure("evaluate-10", 30_000, SERVICE, { machineIdleShare: 0.3 }),
+      figure("evaluate-10-repeated", 50_000, SERVICE),
+      figure("evaluate-50", 20_000, SERVICE),
+      figure("enabled-50", 15_000, SERVICE),
+      figure("group-commit-uws-post", 40_000, { kind: "group-commit" }, { serverCpuUsPerItem: 20 }),
+      figure("event", 14_000, SERVICE, { serverCpuUsPerItem: 70, machineIdleShare: 0.05 }),
+    ]),
+  );
+  const bounds = boundsOfMissedTargets(report);
+  const bulletOf = (id: string) => bounds.find((line) => line.startsWith(`- **${id}** (`));
+
+  it("writes one bullet per missed target and none for a met one", () => {
+    const missed = report.targets.filter((target) => target.verdict === "MISS").map((target) => target.id);
+    expect(missed).toContain("evaluate-10");
+    expect(bounds).toHaveLength(missed.length);
+    expect(report.targets.find((target) => target.id === "enabled-50")!.verdict).toBe("PASS");
+    expect(bulletOf("enabled-50")).toBeUndefined();
+  });
+
+  it("sets an evaluation target against the service answering from its cache and the transport of the same answer", () => {
+    const line = bulletOf("evaluate-10")!;
+    expect(line).toContain("measured 30.0 %");
+    expect(line).toContain("reached 50.0 % of the hello-world, below the target before evaluation costs anything");
+    expect(line).toContain("an answer of this size reached 90.0 %");
+    expect(line).toContain("30.0 % of the machine's CPU");
+  });
+
+  it("sets a single event's CPU against the group-commit server's", () => {
+    const line = bulletOf("event")!;
+    expect(line).toContain("70.0 µs of CPU per call");
+    expect(line).toContain("group-commit server 20.0 µs");
+    expect(line).toContain("3.5× the CPU");
+    expect(line).toContain("95.0 % busy");
+  });
+
+  it("says so where the run measured nothing to bound a target with", () => {
+    expect(bulletOf("evaluate-200")).toContain("This run measured no bound for it.");
+    expect(bulletOf("cpu-per-request-50")).toContain("the stages were not measured in this run.");
+  });
+});
