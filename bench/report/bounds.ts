@@ -46,10 +46,10 @@ function boundOf(
   if (evaluated) return evaluationBound(Number(evaluated[1]), report, comparison, figure);
   switch (target.id) {
     case EVENT_ID:
-      return eventBound(figure);
+      return eventBound(report, figure, comparison(EVENT_ID));
     case BULK_ID:
     case BULK_MIXED_ID:
-      return trackingBound(target.id, report, figure);
+      return trackingBound(target.id, report, figure, comparison(target.id));
     case STAGE_TARGET_ID:
       return stageBound(report);
     case MIXED_PACED_ID: {
@@ -87,10 +87,11 @@ function evaluationBound(features: number, report: BenchReport, comparison: (id:
     parts.push(`evaluation runs on one worker thread by default (cores − 1); at 50 features a second worker served ${percent(two.value / one.value - 1)} more in this run`);
   }
   const text = parts.length > 0 ? `${capitalise(parts.join("; "))}.` : "This run measured no bound for it.";
-  return `${text}${idleClause(figure(evaluateId(features)))}`;
+  const own = figure(evaluateId(features));
+  return `${text}${cpuClause(report, own, comparison(evaluateId(features)))}${idleClause(own)}`;
 }
 
-function trackingBound(id: string, report: BenchReport, figure: (id: string) => LoadFigure | undefined): string {
+function trackingBound(id: string, report: BenchReport, figure: (id: string) => LoadFigure | undefined, own: Comparison | undefined): string {
   const records = report.baselines.bulkRecords;
   const puts = report.baselines.lmdbPuts;
   if (!("value" in records) || !("value" in puts)) return `the raw-puts baselines failed in this run.${idleClause(figure(id))}`;
@@ -100,12 +101,13 @@ function trackingBound(id: string, report: BenchReport, figure: (id: string) => 
     `each event is stored with its user, company and analytics cells, ${records.recordsPerEvent.toFixed(2)} records per event; ` +
     `raw lmdb-js puts of exactly those records, with no parsing, validation or HTTP, reached ${percent(share)} of raw puts of the event records alone ` +
     `(${Math.round(records.value).toLocaleString("en")} against ${Math.round(puts.value).toLocaleString("en")} events/s), so what the service stores costs more than ${ceiling}.` +
+    cpuClause(report, figure(id), own) +
     idleClause(figure(id))
   );
 }
 
 /** A single event: the CPU the service spends on it against the bare group-commit server's, both on one main thread. */
-function eventBound(figure: (id: string) => LoadFigure | undefined): string {
+function eventBound(report: BenchReport, figure: (id: string) => LoadFigure | undefined, comparison: Comparison | undefined): string {
   const event = figure(EVENT_ID);
   const ceiling = figure(GROUP_COMMIT_ID);
   const serviceCpu = event?.serverCpuUsPerItem;
@@ -114,7 +116,7 @@ function eventBound(figure: (id: string) => LoadFigure | undefined): string {
   return (
     `the service spent ${serviceCpu.toFixed(1)} µs of CPU per call over all its threads (routing, validation, key resolution, and storing the event ` +
     `with its user, company and analytics cells), the bare group-commit server ${ceilingCpu.toFixed(1)} µs (parsing and storing one record); ` +
-    `at the ceiling's rate the service's work would need ${(serviceCpu / ceilingCpu).toFixed(1)}× the CPU the ceiling uses.${idleClause(event)}`
+    `at the ceiling's rate the service's work would need ${(serviceCpu / ceilingCpu).toFixed(1)}× the CPU the ceiling uses.${cpuClause(report, event, comparison)}${idleClause(event)}`
   );
 }
 
@@ -133,6 +135,26 @@ function targetRatio(report: BenchReport, id: string): number | undefined {
   const text = report.targets.find((entry) => entry.id === id)?.target;
   const match = text === undefined ? null : /≥ (\d+(?:\.\d+)?) %/.exec(text);
   return match ? Number(match[1]) / 100 : undefined;
+}
+
+/**
+ * The rate the machine's cores could serve at the CPU the service spent per request, were they all the service's
+ * (the load generator costing nothing), set against the rate the target asks for.
+ */
+function cpuClause(report: BenchReport, own: LoadFigure | undefined, comparison: Comparison | undefined): string {
+  const cpuUs = own?.serverCpuUsPerItem;
+  const cores = report.meta.cpus?.count;
+  const goal = comparison === undefined ? undefined : targetRatio(report, comparison.id);
+  if (!finite(cpuUs) || cpuUs <= 0 || !finite(cores) || comparison === undefined || !finite(comparison.baselineValue) || !finite(goal)) return "";
+  const unit = own!.itemsPerRequest > 1 ? "event" : "request";
+  const most = (cores * 1e6) / cpuUs;
+  const needed = goal * comparison.baselineValue;
+  const share = most / comparison.baselineValue;
+  return (
+    ` At ${cpuUs.toFixed(1)} µs of server CPU per ${unit}, all ${cores} cores could serve at most ${Math.round(most).toLocaleString("en")}/s, ` +
+    `${percent(share)} of the baseline, with nothing left for the load generator` +
+    (most < needed ? `; the target needs ${Math.round(needed).toLocaleString("en")}/s, so at most ${((cores * 1e6) / needed).toFixed(1)} µs per ${unit}.` : ".")
+  );
 }
 
 function idleClause(figure: LoadFigure | undefined): string {

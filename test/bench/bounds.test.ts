@@ -29,7 +29,7 @@ const SERVICE: ServerInfo = { kind: "service", workers: 1, native: true };
 
 function measurements(load: LoadFigure[]): Measurements {
   return {
-    meta: {} as Measurements["meta"],
+    meta: { cpus: { count: 2, model: "test" } } as Measurements["meta"],
     micro: [],
     lmdbPuts: { id: "lmdb-raw-puts", title: "raw puts", unit: "events/s", putsPerTransaction: 1000, runs: [400_000], value: 400_000, spread: spread([400_000]), microsecondsPerEvent: 2.5 },
     bulkRecords: { id: "lmdb-raw-bulk-records", title: "raw puts of a bulk's records", recordsPerEvent: 3.4, value: 180_000, runs: [180_000] },
@@ -49,7 +49,7 @@ describe("boundsOfMissedTargets", () => {
     measurements([
       figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
       figure("hello-uws-get-10-features", 90_000, { kind: "hello-uws" }),
-      figure("evaluate-10", 30_000, SERVICE, { machineIdleShare: 0.3 }),
+      figure("evaluate-10", 30_000, SERVICE, { machineIdleShare: 0.3, serverCpuUsPerItem: 40 }),
       figure("evaluate-10-repeated", 50_000, SERVICE),
       figure("evaluate-50", 20_000, SERVICE),
       figure("enabled-50", 15_000, SERVICE),
@@ -74,6 +74,9 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("reached 50.0 % of the hello-world, below the target before evaluation costs anything");
     expect(line).toContain("an answer of this size reached 90.0 %");
     expect(line).toContain("30.0 % of the machine's CPU");
+    // 2 cores at 40 µs per request: 50,000/s at most, where 60 % of 100,000 is 60,000.
+    expect(line).toContain("all 2 cores could serve at most 50,000/s, 50.0 % of the baseline");
+    expect(line).toContain("the target needs 60,000/s, so at most 33.3 µs per request");
   });
 
   it("sets a single event's CPU against the group-commit server's", () => {
@@ -81,6 +84,7 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("70.0 µs of CPU per call");
     expect(line).toContain("group-commit server 20.0 µs");
     expect(line).toContain("3.5× the CPU");
+    expect(line).toContain("all 2 cores could serve at most 28,571/s");
     expect(line).toContain("95.0 % busy");
   });
 
