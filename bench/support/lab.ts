@@ -50,7 +50,7 @@ export interface LoadFigure {
   failure?: string;
   /**
    * Median share of the machine's CPU time (every core, load generator included) left idle during the measured runs
-   * (Linux only). Idle cores while a rate is capped mean threads waiting on each other, not a CPU limit.
+   * (Linux only). Idle cores while a rate is capped mean threads waiting (on each other, on commits), not a CPU limit.
    */
   machineIdleShare?: number;
   /** Median CPU the server's threads spent per item (request or event) during the measured runs, µs (Linux only). */
