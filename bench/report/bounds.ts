@@ -10,7 +10,7 @@ import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js"
 import type { LoadFigure } from "../support/lab.js";
 import { STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
 
-/** Above this idle share, a capped rate is waiting on threads, not on CPU. */
+/** Above this idle share, a capped rate is waiting (threads on one another, or commits), not short of CPU. */
 const IDLE_WORTH_NAMING = 0.1;
 
 const percent = (share: number): string => `${(share * 100).toFixed(1)} %`;
