@@ -61,6 +61,17 @@ describe("compileFieldTest matches the reference evaluate()", () => {
     expect(compileFieldTest("IS_TRUE", [])("True")).toBe(false);
   });
 
+  it("date tests of several features reading one value agree with the reference as values alternate (one parse remembered)", () => {
+    const tests = [compileFieldTest("DATE_AFTER", ["2025-01-01"]), compileFieldTest("DATE_BEFORE", ["2025-03-01"]), compileFieldTest("AFTER", ["30"])];
+    const values = ["2025-02-01", "2025-02-01", "2024-12-31", "not a date", "", "2025-02-01", iso(-DAY), iso(-DAY)];
+    for (const value of values) {
+      for (const [index, operator] of (["DATE_AFTER", "DATE_BEFORE", "AFTER"] as const).entries()) {
+        const operand = ["2025-01-01", "2025-03-01", "30"][index]!;
+        expect([operator, value, tests[index]!(value)]).toEqual([operator, value, evaluate(value, operator, [operand])]);
+      }
+    }
+  });
+
   it("AFTER follows the clock rather than the clock at compile time", () => {
     const withinADay = compileFieldTest("AFTER", ["1"]);
     expect(withinADay(iso(-DAY / 2))).toBe(true);
