@@ -11,7 +11,7 @@ import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntities
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
-import { cpuBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
+import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
 import { STAGES } from "./support/cpu-stages.js";
 import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
         lines.push(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit}   ${busy.toFixed(0).padStart(3)} % of a core`);
       }
       // Idle cores while the load runs mean the rate is bound by latency (threads waiting on each other), not CPU.
-      const idleShare = (machineAfter.idle - machineBefore.idle) / Math.max(1, machineAfter.total - machineBefore.total);
+      const idleShare = idleShareBetween(machineBefore, machineAfter);
       lines.push(`  machine (load generator included) ${(idleShare * 100).toFixed(0).padStart(3)} % idle`);
     }
   } finally {

@@ -8,7 +8,7 @@ import { ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluatio
 import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { LoadFigure } from "../support/lab.js";
-import { STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
+import { loadTargetRatio, STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
 
 /** Above this idle share, a capped rate is waiting (threads on one another, or commits), not short of CPU. */
 const IDLE_WORTH_NAMING = 0.1;
@@ -69,7 +69,7 @@ function boundOf(
 
 function evaluationBound(features: number, report: BenchReport, comparison: (id: string) => Comparison | undefined, figure: (id: string) => LoadFigure | undefined): string {
   const parts: string[] = [];
-  const goal = targetRatio(report, evaluateId(features));
+  const goal = loadTargetRatio(evaluateId(features));
   const cached = comparison(repeatedEvaluateId(features));
   if (cached !== undefined && finite(cached.ratio)) {
     parts.push(
@@ -132,12 +132,6 @@ function stageBound(report: BenchReport): string {
   );
 }
 
-function targetRatio(report: BenchReport, id: string): number | undefined {
-  const text = report.targets.find((entry) => entry.id === id)?.target;
-  const match = text === undefined ? null : /≥ (\d+(?:\.\d+)?) %/.exec(text);
-  return match ? Number(match[1]) / 100 : undefined;
-}
-
 /**
  * The rate the machine's cores could serve at the CPU the service spent per request, were they all the service's
  * (the load generator costing nothing), set against the rate the target asks for.
@@ -145,7 +139,7 @@ function targetRatio(report: BenchReport, id: string): number | undefined {
 function cpuClause(report: BenchReport, own: LoadFigure | undefined, comparison: Comparison | undefined): string {
   const cpuUs = own?.serverCpuUsPerItem;
   const cores = report.meta.cpus?.count;
-  const goal = comparison === undefined ? undefined : targetRatio(report, comparison.id);
+  const goal = comparison === undefined ? undefined : loadTargetRatio(comparison.id);
   if (!finite(cpuUs) || cpuUs <= 0 || !finite(cores) || comparison === undefined || !finite(comparison.baselineValue) || !finite(goal)) return "";
   const unit = own!.itemsPerRequest > 1 ? "event" : "request";
   const most = (cores * 1e6) / cpuUs;

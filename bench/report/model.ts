@@ -173,6 +173,11 @@ const LOAD_TARGETS: Record<string, LoadTarget> = {
   [BULK_ID]: { minRatio: 0.85, text: "≥ 85 % of raw LMDB puts" },
   [BULK_MIXED_ID]: { minRatio: 0.85, text: "≥ 85 % of the bulk ceiling" },
 };
+/** The least ratio to its baseline that a load figure's target asks for; undefined for figures without one. */
+export function loadTargetRatio(id: string): number | undefined {
+  return LOAD_TARGETS[id]?.minRatio;
+}
+
 export const P99_TARGET_MS = 5;
 /** Server CPU per request at 50 features, all threads (µs). */
 export const STAGE_TARGET_US = 25;

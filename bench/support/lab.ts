@@ -3,7 +3,7 @@ import { runLoad, type Driver, type LoadResult, type RequestSpec } from "./load.
 import type { Mode } from "./modes.js";
 import { expectStatus } from "./seed.js";
 import { median, spread, type Spread } from "./stats.js";
-import { cpuBetween, machineTicks, threadTicks } from "./thread-cpu.js";
+import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./thread-cpu.js";
 
 export interface Lab {
   mode: Mode;
@@ -124,18 +124,19 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
     const runs: LoadResult[] = [];
     const idleShares: number[] = [];
     const cpuPerItem: number[] = [];
+    const pid = spec.server.pid;
     // A window of a few request latencies is mostly ramp-up (a pooled batch of 1,000-feature answers takes a good
     // part of a second): measure for at least ten median latencies, up to the mode's longest run.
     const adaptive = Math.min(mode.maxDurationSeconds, Math.ceil(((warmup?.latencyMs.p50 ?? 0) * 10) / 1000));
     const duration = Math.max(mode.durationSeconds, spec.minDurationSeconds ?? 0, Number.isFinite(adaptive) ? adaptive : 0);
     for (let repeat = 0; repeat < mode.repeats; repeat++) {
-      const before = machineTicksIfAvailable();
-      const threadsBefore = threadTicksIfAvailable(spec.server.pid);
+      const before = ifProcReadable(machineTicks);
+      const threadsBefore = pid === undefined ? undefined : ifProcReadable(() => threadTicks(pid));
       const run = await load(duration, mode.amount);
       runs.push(run);
-      const threadsAfter = threadTicksIfAvailable(spec.server.pid);
-      const after = machineTicksIfAvailable();
-      if (before !== undefined && after !== undefined && after.total > before.total) idleShares.push((after.idle - before.idle) / (after.total - before.total));
+      const threadsAfter = pid === undefined ? undefined : ifProcReadable(() => threadTicks(pid));
+      const after = ifProcReadable(machineTicks);
+      if (before !== undefined && after !== undefined && after.total > before.total) idleShares.push(idleShareBetween(before, after));
       if (threadsBefore !== undefined && threadsAfter !== undefined && run.requests > 0) {
         const ms = cpuBetween(threadsBefore, threadsAfter).reduce((sum, thread) => sum + thread.ms, 0);
         cpuPerItem.push((ms * 1000) / (run.requests * itemsPerRequest));
@@ -176,20 +177,10 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
   }
 }
 
-/** The machine's CPU ticks, or undefined where /proc/stat does not exist. */
-function machineTicksIfAvailable(): ReturnType<typeof machineTicks> | undefined {
+/** A reading of /proc, or undefined where it cannot be read (not Linux, or the process is gone). */
+function ifProcReadable<T>(read: () => T): T | undefined {
   try {
-    return machineTicks();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The process's CPU ticks per thread, or undefined without a pid or /proc. */
-function threadTicksIfAvailable(pid: number | undefined): ReturnType<typeof threadTicks> | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    return threadTicks(pid);
+    return read();
   } catch {
     return undefined;
   }

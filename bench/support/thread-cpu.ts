@@ -48,3 +48,8 @@ export function machineTicks(): { idle: number; total: number } {
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
   return { idle: idle + iowait, total: user + nice + system + idle + iowait + irq + softirq + steal };
 }
+
+/** The share of the machine's CPU time left idle between two readings (0 when no tick passed). */
+export function idleShareBetween(before: { idle: number; total: number }, after: { idle: number; total: number }): number {
+  return (after.idle - before.idle) / Math.max(1, after.total - before.total);
+}
