@@ -1,8 +1,9 @@
 /**
  * Kill -9 under mixed load — evaluation, `/features/enabled` (whose evaluate events are stored before it answers),
- * tracking (events, users, companies, bulks, feature-event batches) and feedback (created, then updated by id) — restart, repeat; then read everything back through the admin API and
- * count, per kind, what was acknowledged, lost (acknowledged but not stored: must be 0), partial (a multi-item write
- * stored in part: must be 0) and stored without an acknowledgement (allowed: the kill fell between commit and answer).
+ * tracking (events, users, companies, bulks, feature-event batches) and feedback (created, then updated by id) —
+ * restart, repeat; then read everything back through the admin API and count, per kind, what was acknowledged, lost
+ * (acknowledged but not stored: must be 0), partial (a multi-item write stored in part: must be 0) and stored without
+ * an acknowledgement (allowed: the kill fell between commit and answer).
  * `tools/crash/mixed.ts` runs it from the command line; test/hardening/crash-mixed.test.ts runs a few cycles.
  */
 import { ADMIN_TOKEN, killUnderLoad, start, type Running } from "../support/service-process.js";

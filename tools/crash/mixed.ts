@@ -11,11 +11,12 @@ import { runMixedCrashCycles } from "./mixed-cycles.js";
 
 const USAGE = `node dist/tools/crash/mixed.js [--cycles 50] [--native 1|0] [--durability commit|flush] [--concurrency 8]
 
-Starts the built service on a fresh data dir and runs kill -9 cycles under mixed load (evaluation; events, users,
-companies, /bulk bodies and feature-event batches; feedback created, then updated by id), restarting on the same dir
-each time; then reads everything back through the admin API and counts per kind what was acknowledged, lost (must
-be 0), stored in part (must be 0) and stored without an acknowledgement (allowed). Prints the figures as JSON; exits
-1 when anything acknowledged was lost or a multi-item write was stored in part.
+Starts the built service on a fresh data dir and runs kill -9 cycles under mixed load (evaluation; /features/enabled,
+whose evaluate events are stored before it answers; events, users, companies, /bulk bodies and feature-event batches;
+feedback created, then updated by id), restarting on the same dir each time; then reads everything back through the
+admin API and counts per kind what was acknowledged, lost (must be 0), stored in part (must be 0) and stored without
+an acknowledgement (allowed). Prints the figures as JSON; exits 1 when anything acknowledged was lost or a multi-item
+write was stored in part.
 `;
 
 const { values } = parseArgs({
