@@ -8,7 +8,7 @@
 import { open } from "lmdb";
 import { parseTrackingCall } from "../../src/schemas/tracking.js";
 import { sequenceKeyPart, type KvStore, type KvTable, type TableName } from "../../src/storage/kv.js";
-import { LmdbStore, VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
+import { LmdbStore, TABLE_OPTIONS, VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
 import { applyTracking } from "../../src/tracking/index.js";
 import { bulkContextEntitiesBody, bulkEventsBody } from "../support/fixtures.js";
 import type { Lab } from "../support/lab.js";
@@ -89,15 +89,15 @@ export async function benchBulkRecords(lab: Lab): Promise<BulkRecordsFigure> {
   const puts = await captureBulkPuts();
   const directory = tempDir("switchyard-bench-bulk-records-");
   const root = open({ path: directory.path, noSubdir: false, maxDbs: 32, mapSize: 8 * 1024 ** 3, ...VALUE_ENCODING });
-  const databases = new Map<TableName, ReturnType<typeof root.openDB<unknown, Buffer>>>();
-  for (const [table] of puts) if (!databases.has(table)) databases.set(table, root.openDB<unknown, Buffer>({ name: table, ...VALUE_ENCODING, keyEncoding: "binary" }));
+  const databases = new Map<TableName, ReturnType<typeof root.openDB<unknown, string>>>();
+  for (const [table] of puts) if (!databases.has(table)) databases.set(table, root.openDB<unknown, string>({ name: table, ...TABLE_OPTIONS }));
   // Keys as the store writes them (raw UTF-8). Log entries get the next sequence number every time, so they are
   // appended at the end of their table as ingestion appends them; everything else is overwritten in place.
   const encoded = puts.map(([table, key, value]) => ({ db: databases.get(table)!, key, value, logPrefix: LOG_TABLES.has(table) ? key.slice(0, key.lastIndexOf("\u0000") + 1) : undefined }));
   let sequence = 1_000_000;
   const writeBulk = () =>
     root.transaction(() => {
-      for (const put of encoded) put.db.putSync(Buffer.from(put.logPrefix === undefined ? put.key : put.logPrefix + sequenceKeyPart(++sequence)), put.value);
+      for (const put of encoded) put.db.putSync(put.logPrefix === undefined ? put.key : put.logPrefix + sequenceKeyPart(++sequence), put.value);
     });
   try {
     for (let warm = 0; warm < 5; warm++) await writeBulk();

@@ -4,7 +4,7 @@
  */
 import { open } from "lmdb";
 import { sequenceKeyPart } from "../../src/storage/kv.js";
-import { VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
+import { TABLE_OPTIONS, VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
 import { eventRecord } from "../support/fixtures.js";
 import type { Lab } from "../support/lab.js";
 import { tempDir } from "../support/processes.js";
@@ -28,12 +28,12 @@ export interface LmdbPutsFigure {
 export async function benchLmdbPuts(lab: Lab): Promise<LmdbPutsFigure> {
   const directory = tempDir("switchyard-bench-lmdb-");
   const root = open({ path: directory.path, maxDbs: 4, mapSize: 8 * 1024 ** 3, ...VALUE_ENCODING });
-  const events = root.openDB<unknown, Buffer>({ name: "events", ...VALUE_ENCODING, keyEncoding: "binary" });
+  const events = root.openDB<unknown, string>({ name: "events", ...TABLE_OPTIONS });
   const records = Array.from({ length: PUTS_PER_TRANSACTION }, (_, index) => eventRecord(index));
   let sequence = 0;
   const writeBatch = () =>
     root.transaction(() => {
-      for (const record of records) events.putSync(Buffer.from(`env_bench\u0000${sequenceKeyPart(++sequence)}`), record);
+      for (const record of records) events.putSync(`env_bench\u0000${sequenceKeyPart(++sequence)}`, record);
     });
   try {
     // Warm-up: the first transactions grow the file and JIT the encoder.

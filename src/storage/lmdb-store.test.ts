@@ -39,3 +39,20 @@ describe("LmdbStore data dir names", () => {
     }
   });
 });
+
+describe("LmdbStore keys", () => {
+  it("rejects keys longer than lmdb-js's key buffer whole, never a cut-short prefix of them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-lmdb-"));
+    const store = new LmdbStore({ path: dir, durability: "commit" });
+    try {
+      const users = store.table("users");
+      for (const long of ["k".repeat(5_000), "é".repeat(2_500), `${"k".repeat(4_083)}😀`]) {
+        await expect(store.write(() => users.put(long, 1))).rejects.toThrow();
+        expect([...users.range({})]).toEqual([]);
+      }
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { open, type Database, type RootDatabase } from "lmdb";
+import { open, type Database, type DatabaseOptions, type RootDatabase } from "lmdb";
 import { assertDataDirKind } from "./data-dir-kind.js";
 import { MSGPACK_VALUE_OPTIONS } from "./value-encoding.js";
 import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
@@ -13,28 +13,45 @@ const MAP_SIZE = 64 * 1024 ** 3;
 /**
  * Keys are stored as their raw UTF-8 bytes: LMDB then orders them exactly as the seam promises, and nothing
  * re-encodes them (lmdb-js's ordered-binary escapes U+0000 only in keys under 64 characters, so longer composite
- * keys fell outside their own prefix ranges).
+ * keys fell outside their own prefix ranges). They are written straight into lmdb-js's key buffer and read back as
+ * strings: a Buffer per key was an allocation on every read and write (two reads and several writes per event).
  */
-const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
+export const UTF8_KEYS = {
+  writeKey(key: string, target: Buffer, start: number): number {
+    const written = target.write(key, start);
+    // write() stops at the buffer's end: a key cut there must fail as too long (lmdb-js's RangeError), not be used.
+    if (key.length * 3 > target.length - start && written !== Buffer.byteLength(key)) throw new RangeError("The key does not fit the key buffer.");
+    return start + written;
+  },
+  readKey(target: Buffer, start: number, end: number): string {
+    return target.toString("utf8", start, end);
+  },
+};
+
+/**
+ * How every table is opened (the benchmarks' raw-put baselines too). keyEncoder is an lmdb-js option its type
+ * declarations leave out; with it, keys are raw bytes on disk exactly as with `keyEncoding: "binary"`.
+ */
+export const TABLE_OPTIONS = { ...VALUE_ENCODING, keyEncoder: UTF8_KEYS } as DatabaseOptions;
 
 class LmdbTable<V> implements KvTable<V> {
-  constructor(private readonly db: Database<V, Buffer>) {}
+  constructor(private readonly db: Database<V, string>) {}
 
   get(key: string): V | undefined {
-    return this.db.get(keyBytes(key));
+    return this.db.get(key);
   }
 
   *range(options: RangeOptions): Iterable<KvEntry<V>> {
-    for (const { key, value } of this.db.getRange(lmdbRangeOptions(options))) yield { key: (key as Buffer).toString("utf8"), value };
+    for (const { key, value } of this.db.getRange(lmdbRangeOptions(options))) yield { key: key as string, value };
   }
 
   put(key: string, value: V): void {
     // Inside a transaction callback putSync writes into the current transaction.
-    this.db.putSync(keyBytes(key), value);
+    this.db.putSync(key, value);
   }
 
   remove(key: string): void {
-    this.db.removeSync(keyBytes(key));
+    this.db.removeSync(key);
   }
 }
 
@@ -44,15 +61,14 @@ class LmdbTable<V> implements KvTable<V> {
  * range and flip which end is inclusive.
  */
 function lmdbRangeOptions(options: RangeOptions): LmdbRange {
-  const start = options.start === undefined ? undefined : keyBytes(options.start);
-  const end = options.end === undefined ? undefined : keyBytes(options.end);
+  const { start, end } = options;
   if (!options.reverse) return { start, end, limit: options.limit };
   return { start: end, end: start, reverse: true, limit: options.limit, exclusiveStart: end !== undefined, inclusiveEnd: start !== undefined };
 }
 
 interface LmdbRange {
-  start: Buffer | undefined;
-  end: Buffer | undefined;
+  start: string | undefined;
+  end: string | undefined;
   reverse?: boolean;
   limit: number | undefined;
   exclusiveStart?: boolean;
@@ -87,7 +103,7 @@ export class LmdbStore implements KvStore {
       ...VALUE_ENCODING,
     });
     for (const name of TABLES) {
-      const db = this.root.openDB<unknown, Buffer>({ name, ...VALUE_ENCODING, keyEncoding: "binary" });
+      const db = this.root.openDB<unknown, string>({ name, ...TABLE_OPTIONS });
       this.tables.set(name, new LmdbTable(db));
     }
   }
