@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rolloutBucket } from "./rollout-hash.js";
-import { RolloutHasher } from "./rollout-hasher.js";
+import { bucketOfFirstWord, RolloutHasher } from "./rollout-hasher.js";
+import { compressLanes, LANES, output } from "./sha256x4.js";
 
 describe("RolloutHasher", () => {
   it("gives the contract's vectors", () => {
@@ -29,5 +30,25 @@ describe("RolloutHasher", () => {
         expect(hasher.bucket(value)).toBe(rolloutBucket("k".repeat(prefixLength) + value));
       }
     }
+  });
+
+  it("fills four lanes that hash like rolloutBucket, one value under keys of every alignment and values in turn", () => {
+    const text = fc.oneof(fc.string({ maxLength: 50 }), fc.string({ unit: "binary", maxLength: 20 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 20 }), text), { minLength: 1, maxLength: 12 }), (pairs) => {
+        // Runs of the same value under keys of different lengths, as a context's user id meets many rollouts.
+        const inputs = pairs.flatMap(([key, value]) => [0, 1, 2, 3].map((extra) => [`${key}${"k".repeat(extra)}.`, value] as const));
+        for (let start = 0; start < inputs.length; start += LANES) {
+          const filled: { prefix: string; value: string; lane: number }[] = [];
+          inputs.slice(start, start + LANES).forEach(([prefix, value], lane) => {
+            if (new RolloutHasher(prefix).fillLane(value, lane)) filled.push({ prefix, value, lane });
+            else expect(Buffer.byteLength(prefix + value) > 55 || /[^\x00-\x7f]/.test(value)).toBe(true);
+          });
+          compressLanes();
+          for (const { prefix, value, lane } of filled) expect(bucketOfFirstWord(output[lane]!)).toBe(rolloutBucket(prefix + value));
+        }
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });
