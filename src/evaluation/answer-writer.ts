@@ -10,6 +10,7 @@
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
 import type { EvaluationScope } from "./compile-filter.js";
 import { evaluatedFeature } from "./evaluated-feature.js";
+import { beginEvaluation } from "./rollout-slots.js";
 import { optInItem } from "./evaluate-ruleset.js";
 import { serializeEvaluation } from "./serialize-evaluation.js";
 import type { EvaluatedFeature, OptInItem } from "./types.js";
@@ -77,7 +78,7 @@ const pieces: Uint8Array[] = [];
 export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string | undefined>, options: AnswerOptions): Uint8Array {
   const scope = ruleset.scope;
   scope.values = values;
-  scope.buckets.fill(-1);
+  beginEvaluation(scope);
   pieces.length = 0;
   if (options.onlyKey !== undefined) {
     const feature = ruleset.byKey.get(options.onlyKey);

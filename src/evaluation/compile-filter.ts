@@ -11,7 +11,7 @@ import {
 } from "./operators.js";
 import { FieldRegistry } from "./field-registry.js";
 import { ROLLOUT_SCALE, rolloutBucket, RolloutCaches, type RolloutSlot } from "./rollout-hash.js";
-import { resolveBucket } from "./rollout-slots.js";
+import { readBucket } from "./rollout-slots.js";
 
 /** What the closures of one evaluation share: the context's field values and where missing fields are reported. */
 export interface EvaluationScope {
@@ -23,11 +23,13 @@ export interface EvaluationScope {
   /** The rollout slots of the ruleset (see RolloutCaches.slotFor), and this evaluation's bucket of each (-1: not yet). */
   readonly slots: readonly RolloutSlot[];
   readonly buckets: Int32Array;
+  /** Evaluations since the slots were last judged for speculation (see rollout-slots.ts). */
+  evaluations: number;
 }
 
 /** A scope over `values` with room to report every field of `fields` missing and a bucket for every rollout slot. */
 export function createScope(values: ArrayLike<string | undefined>, fields: FieldRegistry, caches: RolloutCaches): EvaluationScope {
-  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0, slots: caches.slots, buckets: new Int32Array(caches.slots.length).fill(-1) };
+  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0, slots: caches.slots, buckets: new Int32Array(caches.slots.length).fill(-1), evaluations: 0 };
 }
 
 /** The names of the fields the scope reports missing, in report order. */
@@ -147,8 +149,7 @@ function compileRolloutFilter(filter: RolloutPercentageFilter, fieldId: number, 
         return false;
       }
       if (decided !== undefined) return decided;
-      const bucket = scope.buckets[slot]!;
-      return (bucket >= 0 ? bucket : resolveBucket(scope, slot, value)) < threshold;
+      return readBucket(scope, slot, value) < threshold;
     },
     constant: undefined,
   };

@@ -3,6 +3,7 @@ import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-
 import { missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
 import { EvaluatedConfigResult, evaluatedFeature, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { resolveFields } from "./flatten-context.js";
+import { beginEvaluation } from "./rollout-slots.js";
 import type { EvaluatedFeature, EvaluateOptions, OptInItem } from "./types.js";
 
 /**
@@ -18,7 +19,7 @@ export function evaluateRuleset(
   // The ruleset's own scope (evaluation is synchronous): no arrays allocated per call.
   const scope = ruleset.scope;
   scope.values = contextValues(ruleset, context);
-  scope.buckets.fill(-1);
+  beginEvaluation(scope);
   const onlyEnabled = options.onlyEnabled === true;
   const optIns = options.optIns;
   const results: EvaluatedFeature[] = [];

@@ -190,6 +190,10 @@ export class RolloutBucketCache {
 export interface RolloutSlot {
   readonly fieldId: number;
   readonly cache: RolloutBucketCache;
+  /** Whether a batched hash may compute this slot's bucket before a filter asks for it (see rollout-slots.ts). */
+  speculate: boolean;
+  /** Evaluations that read this slot's bucket since the last judgement. */
+  reads: number;
 }
 
 /**
@@ -213,7 +217,7 @@ export class RolloutCaches {
     let slot = this.slotIds.get(name);
     if (slot === undefined) {
       slot = this.slots.length;
-      this.slots.push({ fieldId, cache: this.for(rolloutKey) });
+      this.slots.push({ fieldId, cache: this.for(rolloutKey), speculate: true, reads: 0 });
       this.slotIds.set(name, slot);
     }
     return slot;

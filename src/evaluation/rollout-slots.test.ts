@@ -46,4 +46,32 @@ describe("batched rollout buckets", () => {
     // Most buckets came from the batched path, not one by one.
     expect(batchedBuckets.count - batchedBefore).toBeGreaterThan(12_000 * 4);
   });
+
+  it("stop hashing ahead the rollouts behind a condition most contexts fail, and answer the same", () => {
+    // Six rollouts on user.id read by every context, six behind `user.role IS admin`, which no context here meets.
+    const defined = Array.from({ length: 12 }, (_, index): FeatureDefinition => {
+      const key = `guarded-${index}`;
+      const targeting: Filter = index % 2 === 0 ? rollout(key, "user.id", 40_000) : { type: "group", operator: "and", filters: [isAdmin, rollout(key, "user.id", 40_000)] };
+      return { key, stage: null, targeting: { version: 1, rules: [{ filter: targeting }] }, config: { version: 0, variants: [] } };
+    });
+    const ruleset = compileRuleset(defined);
+    const reference = compileReference(defined);
+    const decoder = new TextDecoder();
+    const lanesPerContext = (from: number, count: number) => {
+      const before = batchedBuckets.count;
+      for (let user = from; user < from + count; user++) {
+        const context = { user: { id: `user-${user}`, role: "member" } };
+        const answer = JSON.parse(decoder.decode(writeAnswer(ruleset, contextValues(ruleset, context), { flagStateVersion: 1, remoteContextUsed: false })));
+        const expected = Object.fromEntries(evaluateReference(reference, context).map((item) => [item.key, item]));
+        expect(answer.features).toEqual(JSON.parse(JSON.stringify(expected)));
+      }
+      return (batchedBuckets.count - before) / count;
+    };
+    // Past the caches' sample window and a judgement of the slots (every 1,024 evaluations).
+    lanesPerContext(0, 6_000);
+    expect(ruleset.rolloutCaches.slots.every((slot) => slot.cache.bypassing)).toBe(true);
+    expect(ruleset.rolloutCaches.slots.filter((slot) => slot.speculate)).toHaveLength(6);
+    // Only the six rollouts every context reads are hashed.
+    expect(lanesPerContext(6_000, 2_000)).toBe(6);
+  });
 });
