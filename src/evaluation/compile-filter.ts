@@ -20,7 +20,10 @@ export interface EvaluationScope {
   /** Ids of the fields reported missing by the rule list being evaluated, in first-report order: the first `missingCount`. */
   readonly missing: Int32Array;
   missingCount: number;
-  /** The rollout slots of the ruleset (see RolloutCaches.slotFor), and this evaluation's bucket of each (-1: not yet). */
+  /**
+   * The rollout slots of the ruleset (see RolloutCaches.slotFor), and this evaluation's bucket of each (-1: not yet;
+   * below -1: hashed ahead and not read yet, see rollout-slots.ts).
+   */
   readonly slots: readonly RolloutSlot[];
   readonly buckets: Int32Array;
   /** Evaluations since the slots were last judged for speculation (see rollout-slots.ts). */

@@ -72,5 +72,5 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
     buckets[laneSlot] = lane === 0 ? bucket : speculated(bucket);
     slots[laneSlot]!.cache.countBypassed();
   }
-  return bucketOfFirstWord(output[0]!);
+  return buckets[slot]!;
 }
