@@ -16,7 +16,10 @@ export const batchedBuckets = { count: 0 };
 
 /** A bucket not computed yet in this evaluation. */
 const UNRESOLVED = -1;
-/** A speculated bucket b is held as -2 - b until a filter reads it, so that the read can be counted. */
+/**
+ * A bucket b hashed ahead is held as -2 - b until a filter reads it, so that the read can be counted; the same map
+ * turns it back into b.
+ */
 const speculated = (bucket: number): number => -2 - bucket;
 
 /** Evaluations between judgements of which slots to speculate on. */

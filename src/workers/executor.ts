@@ -40,6 +40,13 @@ function overloaded(): ServiceError {
   return new ServiceError("OVERLOADED", undefined, undefined, 1);
 }
 
+/** Counts a batch that carried `requests` tracking requests (a batch without any is not counted). */
+function countTrackingBatch(stats: TrackingStats | undefined, requests: number): void {
+  if (stats === undefined || requests === 0) return;
+  stats.batches++;
+  stats.requests += requests;
+}
+
 /**
  * Runs jobs on the calling thread: the fastest arrangement on small machines, and the only one for a store that lives
  * in this process. Tracking jobs that arrive in one event-loop turn are stored together (runJobs): one transaction,
@@ -52,10 +59,7 @@ export function createInlineExecutor(context: JobContext, maxPending: number, on
   function flushTracking(): void {
     const batch = tracking;
     tracking = [];
-    if (stats !== undefined) {
-      stats.batches++;
-      stats.requests += batch.length;
-    }
+    countTrackingBatch(stats, batch.length);
     runJobs(
       context,
       batch.map((waiting) => waiting.job),
@@ -145,10 +149,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     if (options.stats !== undefined) {
       let tracking = 0;
       for (const job of task.jobs) if (job.kind === "track") tracking++;
-      if (tracking > 0) {
-        options.stats.batches++;
-        options.stats.requests += tracking;
-      }
+      countTrackingBatch(options.stats, tracking);
     }
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(
       (packed) => {
