@@ -372,7 +372,7 @@ function buildMicroComparisons(micro: readonly MicroFigure[]): Comparison[] {
     pair("context-from-query-6", "contextFromQuery (6 params)", "URLSearchParams → object (6 params)"),
     pair("context-from-query-24", "contextFromQuery (24 params)", "URLSearchParams → object (24 params)"),
     pair("rollout-hash", "rolloutBucket (crypto.hash one-shot, latin1 digest)", "crypto.hash one-shot, Buffer digest"),
-    pair("rollout-cache", "RolloutBucketCache hit", "rolloutBucket (crypto.hash one-shot, latin1 digest)"),
+    pair("rollout-cache", "FieldBuckets row hit", "rolloutBucket (crypto.hash one-shot, latin1 digest)"),
     pair("codec-pack", "msgpackr pack", "JSON.stringify → Buffer"),
     pair("codec-unpack", "msgpackr unpack", "JSON.parse ← Buffer"),
     pair("bulk-validation", `parseTrackingCall("bulk") — valibot`, "JSON.parse of the body"),

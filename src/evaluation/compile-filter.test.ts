@@ -5,7 +5,7 @@ import type { Filter } from "../schemas/rules.js";
 import { compileFilter, createScope, missingNames } from "./compile-filter.js";
 import { FieldRegistry } from "./field-registry.js";
 import { flattenContext } from "./flatten-context.js";
-import { RolloutCaches } from "./rollout-hash.js";
+import { rolloutBucket, RolloutCaches } from "./rollout-hash.js";
 
 const on: Filter = { type: "constant", value: true };
 const off: Filter = { type: "constant", value: false };
@@ -89,7 +89,7 @@ describe("compileFilter", () => {
     expect(evaluateBoth(rollout(0), { company: { id: "acme" } }).result).toBe(false);
   });
 
-  it("remembers rollout buckets per rollout key, shared by the filters with that key", () => {
+  it("remembers rollout buckets by field value, one hasher per rollout key whichever field it reads", () => {
     const caches = new RolloutCaches();
     const byUser: Filter = { type: "rolloutPercentage", key: "k", partialRolloutAttribute: "user.id", partialRolloutThreshold: 5 };
     const byCompany: Filter = { ...byUser, partialRolloutAttribute: "company.id" };
@@ -98,8 +98,11 @@ describe("compileFilter", () => {
     const scope = createScope(fields.valuesOf(flattenContext({ user: { id: "u1" }, company: { id: "c1" } })), fields, caches);
     for (const filter of compiled) filter.run(scope);
     expect(caches.keyCount).toBe(1);
-    expect(caches.for("k").has("u1")).toBe(true);
-    expect(caches.for("k").has("c1")).toBe(true);
+    const [onUser, onCompany] = caches.fields;
+    expect(onUser!.has("u1")).toBe(true);
+    expect(onCompany!.has("c1")).toBe(true);
+    expect(onUser!.row("u1")![0]).toBe(rolloutBucket("k.u1"));
+    expect(onCompany!.row("c1")![0]).toBe(rolloutBucket("k.c1"));
   });
 
   it("treats Object.prototype member names as present, like the reference's `in` check", () => {

@@ -26,13 +26,26 @@ export interface EvaluationScope {
    */
   readonly slots: readonly RolloutSlot[];
   readonly buckets: Int32Array;
+  /**
+   * This evaluation's bucket row of each field with rollouts (by RolloutSlot.rowsIndex): undefined until a rollout on
+   * the field is read, null while its rows are bypassed (see rollout-slots.ts).
+   */
+  readonly rows: (Int32Array | null | undefined)[];
   /** Evaluations since the slots were last judged for speculation (see rollout-slots.ts). */
   evaluations: number;
 }
 
 /** A scope over `values` with room to report every field of `fields` missing and a bucket for every rollout slot. */
 export function createScope(values: ArrayLike<string | undefined>, fields: FieldRegistry, caches: RolloutCaches): EvaluationScope {
-  return { values, missing: new Int32Array(Math.max(1, fields.size)), missingCount: 0, slots: caches.slots, buckets: new Int32Array(caches.slots.length).fill(-1), evaluations: 0 };
+  return {
+    values,
+    missing: new Int32Array(Math.max(1, fields.size)),
+    missingCount: 0,
+    slots: caches.slots,
+    buckets: new Int32Array(caches.slots.length).fill(-1),
+    rows: new Array<Int32Array | null | undefined>(caches.fields.length).fill(undefined),
+    evaluations: 0,
+  };
 }
 
 /** The names of the fields the scope reports missing, in report order. */

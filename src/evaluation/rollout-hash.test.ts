@@ -2,7 +2,7 @@ import { hashInt } from "@bucketco/flag-evaluation";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
-import { encodeLikeJsSha256, RolloutBucketCache, rolloutBucket, RolloutCaches } from "./rollout-hash.js";
+import { encodeLikeJsSha256, FieldBuckets, rolloutBucket, RolloutCaches, UNKNOWN_BUCKET } from "./rollout-hash.js";
 
 describe("rolloutBucket", () => {
   it("matches the golden vectors (the whole `<key>.<value>` string is the input)", () => {
@@ -43,143 +43,117 @@ describe("rolloutBucket", () => {
   });
 });
 
-describe("RolloutBucketCache", () => {
-  it("answers what rolloutBucket answers, hit or miss", () => {
-    const cache = new RolloutBucketCache("flag.", 4);
-    for (let round = 0; round < 3; round++) {
-      for (let user = 0; user < 10; user++) {
-        expect(cache.bucket(`user-${user}`)).toBe(rolloutBucket(`flag.user-${user}`));
-      }
-    }
+/** Rows of one column, as a field with one rollout on it has. */
+function oneColumn(generationSize: number): FieldBuckets {
+  const rows = new FieldBuckets(generationSize);
+  rows.addColumn();
+  return rows;
+}
+
+describe("FieldBuckets", () => {
+  it("answers the same row for a value until it is dropped, new rows holding no bucket", () => {
+    const rows = new FieldBuckets(4);
+    expect([rows.addColumn(), rows.addColumn(), rows.addColumn()]).toEqual([0, 1, 2]);
+    const row = rows.row("company-1")!;
+    expect(Array.from(row)).toEqual([UNKNOWN_BUCKET, UNKNOWN_BUCKET, UNKNOWN_BUCKET]);
+    row[1] = 4_200;
+    expect(rows.row("company-1")).toBe(row);
+    expect(rows.row("company-2")).not.toBe(row);
+  });
+
+  it("drops its rows when a column is added (they have no room for it)", () => {
+    const rows = oneColumn(4);
+    rows.row("a");
+    rows.addColumn();
+    expect(rows.size).toBe(0);
+    expect(rows.row("a")!.length).toBe(2);
   });
 
   it("holds at most two generations", () => {
-    const cache = new RolloutBucketCache("flag.", 100);
+    const rows = oneColumn(100);
     // 300 one-off values: fewer than the 400 lookups after which the gate would judge them and drop everything.
-    for (let user = 0; user < 300; user++) cache.bucket(`user-${user}`);
-    expect(cache.size).toBeLessThanOrEqual(200);
-    expect(cache.size).toBeGreaterThan(100);
+    for (let user = 0; user < 300; user++) rows.row(`user-${user}`);
+    expect(rows.size).toBeLessThanOrEqual(200);
+    expect(rows.size).toBeGreaterThan(100);
   });
 
-  it("keeps a recently used entry across a generation turnover", () => {
-    const cache = new RolloutBucketCache("flag.", 2);
-    cache.bucket("a");
-    cache.bucket("b");
-    cache.bucket("c"); // full: "a" and "b" become the previous generation
-    cache.bucket("a"); // found there, and brought into the current one
-    cache.bucket("d"); // full again: the generation holding "b" is dropped
-    expect(cache.has("a")).toBe(true);
-    expect(cache.has("b")).toBe(false);
-    expect(cache.size).toBe(3);
+  it("keeps a recently used row across a generation turnover", () => {
+    const rows = oneColumn(2);
+    rows.row("a");
+    rows.row("b");
+    rows.row("c"); // full: "a" and "b" become the previous generation
+    rows.row("a"); // found there, and brought into the current one
+    rows.row("d"); // full again: the generation holding "b" is dropped
+    expect(rows.has("a")).toBe(true);
+    expect(rows.has("b")).toBe(false);
+    expect(rows.size).toBe(3);
   });
 });
 
-describe("RolloutBucketCache under values that do not come back", () => {
-  it("stops caching after a sample of mostly misses, answers the same, and samples again after the bypass", () => {
-    const cache = new RolloutBucketCache("flag.", 100_000);
+describe("FieldBuckets under values that do not come back", () => {
+  it("stops keeping rows after a sample of mostly misses, and samples again after the bypass", () => {
+    const rows = oneColumn(100_000);
     let next = 0;
-    for (let index = 0; index < 4 * 1_024; index++) cache.bucket(`fresh-${next++}`);
-    expect(cache.bypassing).toBe(true);
-    expect(cache.size).toBe(0);
-    for (let index = 0; index < 16 * 1_024; index++) {
-      const value = `fresh-${next++}`;
-      expect(cache.bucket(value)).toBe(rolloutBucket(`flag.${value}`));
-    }
-    expect(cache.bypassing).toBe(false);
-    expect(cache.size).toBe(0);
+    for (let index = 0; index < 4 * 1_024; index++) rows.row(`fresh-${next++}`);
+    expect(rows.bypassing).toBe(true);
+    expect(rows.size).toBe(0);
+    for (let index = 0; index < 16 * 1_024; index++) expect(rows.row(`fresh-${next++}`)).toBeNull();
+    expect(rows.bypassing).toBe(false);
+    expect(rows.row(`fresh-${next++}`)).not.toBeNull();
   });
 
-  it("caches 1,000 users that come round in turn from a cold start (their first hits come after 1,000 lookups)", () => {
-    const cache = new RolloutBucketCache("flag.", 100_000);
-    for (let round = 0; round < 5; round++) for (let user = 0; user < 1_000; user++) cache.bucket(`u${user}`);
-    expect(cache.bypassing).toBe(false);
-    expect(cache.size).toBe(1_000);
+  it("keeps 1,000 users that come round in turn from a cold start (their first hits come after 1,000 lookups)", () => {
+    const rows = oneColumn(100_000);
+    for (let round = 0; round < 5; round++) for (let user = 0; user < 1_000; user++) rows.row(`u${user}`);
+    expect(rows.bypassing).toBe(false);
+    expect(rows.size).toBe(1_000);
   });
 
-  it("keeps caching values that come back", () => {
-    const cache = new RolloutBucketCache("flag.", 100_000);
-    for (let index = 0; index < 4 * 1_024; index++) cache.bucket(`company-${index % 200}`);
-    expect(cache.bypassing).toBe(false);
-    expect(cache.has("company-7")).toBe(true);
-  });
-});
-
-describe("RolloutBucketCache sized for many rollout keys", () => {
   it("decides within four generations: bypasses user ids it cannot hold, keeps 200 companies it can", () => {
-    const users = new RolloutBucketCache("flag.", RolloutCaches.MIN_PER_KEY);
-    for (let user = 0; user < 4 * RolloutCaches.MIN_PER_KEY; user++) users.bucket(`u${user}`);
+    const users = oneColumn(RolloutCaches.MIN_ROWS);
+    for (let user = 0; user < 4 * RolloutCaches.MIN_ROWS; user++) users.row(`u${user}`);
     expect(users.bypassing).toBe(true);
-    expect(users.bucket("u5")).toBe(rolloutBucket("flag.u5"));
 
-    const companies = new RolloutBucketCache("flag.", RolloutCaches.MIN_PER_KEY);
-    for (let index = 0; index < 4 * 4 * RolloutCaches.MIN_PER_KEY; index++) companies.bucket(`company-${index % 200}`);
+    const companies = oneColumn(RolloutCaches.MIN_ROWS);
+    for (let index = 0; index < 4 * 4 * RolloutCaches.MIN_ROWS; index++) companies.row(`company-${index % 200}`);
     expect(companies.bypassing).toBe(false);
     expect(companies.has("company-7")).toBe(true);
   });
 });
 
-describe("RolloutBucketCache following another on the same field", () => {
-  it("bypasses while its leader finds caching not worth it, and caches once the leader does", () => {
-    const leader = new RolloutBucketCache("a.", RolloutCaches.MIN_PER_KEY);
-    const follower = new RolloutBucketCache("b.", RolloutCaches.MIN_PER_KEY);
-    follower.follow(leader);
-    // Before the leader's first verdict, and after a failed one, the follower keeps nothing.
-    for (let user = 0; user < 4 * RolloutCaches.MIN_PER_KEY; user++) {
-      leader.bucket(`u${user}`);
-      expect(follower.bucket(`u${user}`)).toBe(rolloutBucket(`b.u${user}`));
-    }
-    expect(leader.bypassing).toBe(true);
-    expect(follower.bypassing).toBe(true);
-    expect(follower.size).toBe(0);
-
-    // Values that come back: the leader's next window passes, and the follower caches them too.
-    const leaderWhenReusing = new RolloutBucketCache("c.", RolloutCaches.MIN_PER_KEY);
-    const reusing = new RolloutBucketCache("d.", RolloutCaches.MIN_PER_KEY);
-    reusing.follow(leaderWhenReusing);
-    for (let index = 0; index < 4 * RolloutCaches.MIN_PER_KEY; index++) leaderWhenReusing.bucket(`company-${index % 100}`);
-    expect(reusing.bypassing).toBe(false);
-    for (let index = 0; index < 200; index++) reusing.bucket(`company-${index % 100}`);
-    expect(reusing.has("company-7")).toBe(true);
-  });
-
-  it("samples for itself when its leader is rarely consulted (a rollout behind a condition)", () => {
-    const leader = new RolloutBucketCache("a.", RolloutCaches.MIN_PER_KEY);
-    const follower = new RolloutBucketCache("b.", RolloutCaches.MIN_PER_KEY);
-    follower.follow(leader);
-    for (let index = 0; index < 3 * 4 * RolloutCaches.MIN_PER_KEY; index++) follower.bucket(`company-${index % 100}`);
-    expect(follower.bypassing).toBe(false);
-    expect(follower.has("company-7")).toBe(true);
-  });
-});
-
 describe("RolloutCaches", () => {
-  it("lets the first rollout on each field judge for the others on that field", () => {
+  it("gives the rollouts on one field columns of the same rows, and a key read through two fields a slot on each", () => {
     const caches = new RolloutCaches();
-    const onUserId = [caches.slotFor("a", 0), caches.slotFor("b", 0)];
-    const onCompanyId = caches.slotFor("c", 1);
-    caches.sizeGenerations();
-    const [first, second] = onUserId.map((slot) => caches.slots[slot]!.cache);
-    // Nothing judged yet: the leaders sample (consult their caches), the follower waits for its leader's verdict.
-    expect(first!.bypassing).toBe(false);
-    expect(caches.slots[onCompanyId]!.cache.bypassing).toBe(false);
-    expect(second!.bypassing).toBe(true);
+    const a = caches.slotFor("a", 0);
+    const b = caches.slotFor("b", 0);
+    const c = caches.slotFor("c", 1);
+    const aAgain = caches.slotFor("a", 0);
+    const aOnOther = caches.slotFor("a", 1);
+    const slots = caches.slots;
+    expect(aAgain).toBe(a);
+    expect(slots[a]!.rows).toBe(slots[b]!.rows);
+    expect([slots[a]!.column, slots[b]!.column]).toEqual([0, 1]);
+    expect(slots[c]!.rows).toBe(slots[aOnOther]!.rows);
+    expect(slots[aOnOther]!.hasher).toBe(slots[a]!.hasher);
+    expect(caches.fields).toHaveLength(2);
+    expect(caches.keyCount).toBe(3);
   });
 
-  it("splits the generation budget between rollout keys, within bounds", () => {
+  it("splits the generation budget between rollout slots, within bounds", () => {
     const few = new RolloutCaches();
-    few.for("a");
-    few.for("b");
+    few.slotFor("a", 0);
+    few.slotFor("b", 1);
     few.sizeGenerations();
-    expect(few.for("a").generationSize).toBe(RolloutCaches.MAX_PER_KEY);
+    expect(few.fields[0]!.generationSize).toBe(RolloutCaches.MAX_ROWS);
 
     const many = new RolloutCaches();
-    for (let key = 0; key < 1_000; key++) many.for(`feature-${key}`);
+    for (let key = 0; key < 1_000; key++) many.slotFor(`feature-${key}`, key % 2);
     many.sizeGenerations();
-    expect(many.for("feature-0").generationSize).toBe(RolloutCaches.MIN_PER_KEY);
+    expect(many.fields[1]!.generationSize).toBe(RolloutCaches.MIN_ROWS);
 
     const some = new RolloutCaches();
-    for (let key = 0; key < 64; key++) some.for(`feature-${key}`);
+    for (let key = 0; key < 64; key++) some.slotFor(`feature-${key}`, 0);
     some.sizeGenerations();
-    expect(some.for("feature-0").generationSize).toBe(1_024);
+    expect(some.fields[0]!.generationSize).toBe(1_024);
   });
 });

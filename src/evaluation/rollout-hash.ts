@@ -1,4 +1,4 @@
-/** The percentage-rollout hash of the reference evaluator, and a bounded cache of its results. */
+/** The percentage-rollout hash of the reference evaluator, and bounded caches of its results. */
 import { hash } from "node:crypto";
 import { HitRateGate } from "../caching/hit-rate-gate.js";
 import { RolloutHasher } from "./rollout-hasher.js";
@@ -50,34 +50,32 @@ export function encodeLikeJsSha256(text: string): Buffer {
   return Buffer.from(bytes);
 }
 
+/** A bucket not computed yet, in a FieldBuckets row. */
+export const UNKNOWN_BUCKET = -1;
+
 /**
- * Remembers the rollout buckets of one rollout key by attribute value, within a bound. Two generations: when the
- * current one fills up it becomes the previous one and the older is dropped, so recently used values survive a
- * turnover (an LRU approximation that costs no bookkeeping per hit).
+ * Remembers the rollout buckets of every rollout on one context field, by the field's value: a row per value, a
+ * column per rollout key, so that one lookup per evaluation serves all the rollouts on the field. A cache per rollout
+ * key made a company's rollouts one map lookup each: at 200 features, 40 lookups per request and about a tenth of the
+ * worker's time (CPU profile of `probe.js evaluate-200`). Two generations of rows: when the current one fills up it
+ * becomes the previous one and the older is dropped, so recently used values survive a turnover (an LRU
+ * approximation that costs no bookkeeping per hit). Keyed by the value alone, whose hash V8 keeps in the string.
  *
- * Keyed by the attribute value alone, not by `<key>.<value>`: a hit then needs no string concatenation, and the
- * value's hash is usually already cached in the string.
- *
- * A miss costs nearly what the hash does (two lookups and an insert, and the garbage of dropped generations), so a
- * key whose values rarely come back — a rollout on user ids under real traffic — would pay twice: a HitRateGate
- * bypasses the cache for such keys.
+ * A hit saves a hash per rollout read; a miss costs the lookup, a new row and one-lane hashes where the bypass would
+ * hash four lanes at a time (rollout-slots.ts). So a HitRateGate bypasses the rows of a field whose values rarely come
+ * back (user ids under real traffic), and nothing is kept meanwhile.
  */
-export class RolloutBucketCache {
-  /** Measured: a hit saves ~250 ns of hashing, a miss adds ~200 ns, so caching pays from about half hits. */
+export class FieldBuckets {
+  /** Measured per rollout key: a hit saves ~250 ns of hashing, a miss adds ~200 ns; caching pays from about half hits. */
   static readonly BREAK_EVEN = 0.5;
 
-  private current = new Map<string, number>();
-  private previous = new Map<string, number>();
-  readonly hasher: RolloutHasher;
+  private current = new Map<string, Int32Array>();
+  private previous = new Map<string, Int32Array>();
   private gate!: HitRateGate;
   #generationSize = 0;
+  #columns = 0;
 
-  constructor(
-    /** `<rollout key>.`, the part of the hash input before the value; "" to key by whole hash inputs. */
-    prefix = "",
-    generationSize = 10_000,
-  ) {
-    this.hasher = new RolloutHasher(prefix);
+  constructor(generationSize = 10_000) {
     this.generationSize = generationSize;
   }
 
@@ -87,100 +85,71 @@ export class RolloutBucketCache {
 
   /**
    * Sizes the generations, and the gate's sample window with them: a value can only hit when it comes back within
-   * what the cache holds (up to two generations), so a window of four generations sees every reuse the cache can
-   * serve. A fixed 4,096-lookup window kept the 700 user-id rollouts of a 1,000-feature ruleset sampling — inserting,
-   * hashing one lane at a time — for their first 4,096 requests each (7 s at 565 requests/s).
+   * what the rows hold (up to two generations), so a window of four generations sees every reuse they can serve. A
+   * fixed 4,096-lookup window kept the user-id rollouts of a 1,000-feature ruleset sampling — inserting, hashing one
+   * lane at a time — for their first 4,096 requests (7 s at 565 requests/s).
    */
   set generationSize(size: number) {
     this.#generationSize = size;
     const sample = Math.min(4 * 1_024, Math.max(64, 4 * size));
-    this.gate = new HitRateGate(RolloutBucketCache.BREAK_EVEN, sample, 4 * sample);
+    this.gate = new HitRateGate(FieldBuckets.BREAK_EVEN, sample, 4 * sample);
+  }
+
+  /** A column for one more rollout key; rows held so far are dropped (they have no room for it). */
+  addColumn(): number {
+    this.current = new Map();
+    this.previous = new Map();
+    return this.#columns++;
+  }
+
+  get columns(): number {
+    return this.#columns;
   }
 
   /**
-   * Another cache whose verdict this one takes instead of sampling for itself (see RolloutCaches.sizeGenerations):
-   * rollouts on the same field see the same values, so one sample tells for all of them.
+   * The row of `value`: its buckets by column, UNKNOWN_BUCKET where none was computed yet (fill them in); null while
+   * the rows are bypassed. Asked once per evaluation that reads a rollout on the field.
    */
-  private leader: RolloutBucketCache | undefined;
-  /** Lookups made following the leader since the last check that the leader is consulted too, and its count then. */
-  private followedLookups = 0;
-  private leaderLookupsAtCheck = 0;
-
-  follow(leader: RolloutBucketCache): void {
-    if (leader === this) return;
-    this.leader = leader;
-    this.followedLookups = 0;
-    this.leaderLookupsAtCheck = leader.gate.lookups;
-  }
-
-  /** Following a leader that has not found caching worth it (or not judged yet): hash, keep nothing. */
-  private followsBypass(): boolean {
-    if (this.leader === undefined || this.leader.gate.lastWindowPassed === true) return false;
-    if (this.current.size > 0 || this.previous.size > 0) {
-      this.current = new Map();
-      this.previous = new Map();
-    }
-    return true;
-  }
-
-  /**
-   * Counts a lookup made on the leader's verdict. A leader reached far less often than this cache (a rollout behind a
-   * condition few contexts meet) judges too rarely to speak for it: the cache then samples for itself.
-   */
-  private followedLookup(): void {
-    const windowLookups = 4 * this.#generationSize;
-    if (++this.followedLookups < windowLookups) return;
-    const leaderLookups = this.leader!.gate.lookups;
-    if (leaderLookups - this.leaderLookupsAtCheck < this.followedLookups / 4) this.leader = undefined;
-    this.followedLookups = 0;
-    this.leaderLookupsAtCheck = leaderLookups;
-  }
-
-  bucket(value: string): number {
-    if (this.followsBypass()) {
-      this.followedLookup();
-      return this.hasher.bucket(value);
-    }
-    if (!this.gate.open()) return this.hasher.bucket(value);
+  row(value: string): Int32Array | null {
+    if (!this.gate.open()) return null;
     let hit = true;
-    let bucket = this.current.get(value);
-    if (bucket === undefined) {
-      bucket = this.previous.get(value);
-      if (bucket === undefined) {
-        bucket = this.hasher.bucket(value);
+    let row = this.current.get(value);
+    if (row === undefined) {
+      row = this.previous.get(value);
+      if (row === undefined) {
+        row = new Int32Array(this.#columns).fill(UNKNOWN_BUCKET);
         hit = false;
       }
-      if (this.current.size >= this.generationSize) {
+      if (this.current.size >= this.#generationSize) {
         this.previous = this.current;
         this.current = new Map();
       }
-      this.current.set(value, bucket);
+      this.current.set(value, row);
     }
     if (this.gate.record(hit)) {
       // Nothing is kept while bypassing: what the next sample finds is reuse within that sample alone.
       this.current = new Map();
       this.previous = new Map();
     }
-    return bucket;
+    return row;
   }
 
-  /** Whether the cache is only hashing now (its values did not come back often enough); for tests and metrics. */
+  /** Whether the rows are being bypassed now (values did not come back often enough). */
   get bypassing(): boolean {
-    return this.followsBypass() || this.gate.bypassing;
+    return this.gate.bypassing;
   }
 
-  /** Counts a bucket computed elsewhere while bypassing (a batched hash), so that sampling resumes on time. */
-  countBypassed(): void {
-    if (this.followsBypass()) this.followedLookup();
-    else this.gate.open();
+  /** Rows asked for so far, bypassed or not; for tests and metrics. */
+  get lookups(): number {
+    return this.gate.lookups;
   }
 
-  /** Whether the bucket of `value` is held, without touching the cache; for tests. */
+  /** Whether a row for `value` is held, without touching the cache; for tests. */
   has(value: string): boolean {
     return this.current.has(value) || this.previous.has(value);
   }
 
-  /** Entries held, for tests and metrics; at most twice the generation size. */
+  /** Rows held, for tests and metrics; at most twice the generation size. */
   get size(): number {
     return this.current.size + this.previous.size;
   }
@@ -189,7 +158,11 @@ export class RolloutBucketCache {
 /** A rollout key and the context field whose value it hashes. */
 export interface RolloutSlot {
   readonly fieldId: number;
-  readonly cache: RolloutBucketCache;
+  readonly hasher: RolloutHasher;
+  /** The bucket rows of the slot's field, its index among the ruleset's fields with rollouts, and its column there. */
+  readonly rows: FieldBuckets;
+  readonly rowsIndex: number;
+  readonly column: number;
   /** Whether a batched hash may compute this slot's bucket before a filter asks for it (see rollout-slots.ts). */
   speculate: boolean;
   /** Evaluations that read this slot's bucket since the last judgement. */
@@ -197,63 +170,51 @@ export interface RolloutSlot {
 }
 
 /**
- * The bucket caches of one ruleset, one per rollout key, so that the filters sharing a key (the same hash inputs)
- * share entries. The ruleset's entry budget is split evenly between its keys once compilation is done.
+ * The rollout slots of one ruleset — one per (rollout key, field), shared by the filters that read the same hash
+ * inputs — and the bucket rows of each field they read. The ruleset's entry budget is split once compilation is done.
  */
 export class RolloutCaches {
-  /** Entries per generation for the whole ruleset; each key gets a share, within the bounds below. */
+  /** Buckets per generation for the whole ruleset; each field gets rows for its share, within the bounds below. */
   static readonly GENERATION_BUDGET = 65_536;
-  static readonly MIN_PER_KEY = 256;
-  static readonly MAX_PER_KEY = 16_384;
+  static readonly MIN_ROWS = 256;
+  static readonly MAX_ROWS = 16_384;
 
-  private readonly byKey = new Map<string, RolloutBucketCache>();
+  private readonly hashers = new Map<string, RolloutHasher>();
   private readonly slotIds = new Map<string, number>();
+  private readonly rowsByField = new Map<number, number>();
   /** Every (rollout key, attribute field) a filter of the ruleset reads, in the order compilation met them. */
   readonly slots: RolloutSlot[] = [];
+  /** The bucket rows of every field a rollout reads, by the slots' rowsIndex. */
+  readonly fields: FieldBuckets[] = [];
 
   /** The slot of a rollout on `rolloutKey` by the field `fieldId`: one bucket per evaluation, whichever filter asks. */
   slotFor(rolloutKey: string, fieldId: number): number {
     const name = `${rolloutKey}\u0000${fieldId}`;
     let slot = this.slotIds.get(name);
     if (slot === undefined) {
+      let rowsIndex = this.rowsByField.get(fieldId);
+      if (rowsIndex === undefined) {
+        rowsIndex = this.fields.push(new FieldBuckets()) - 1;
+        this.rowsByField.set(fieldId, rowsIndex);
+      }
+      let hasher = this.hashers.get(rolloutKey);
+      if (hasher === undefined) this.hashers.set(rolloutKey, (hasher = new RolloutHasher(`${rolloutKey}.`)));
+      const rows = this.fields[rowsIndex]!;
       slot = this.slots.length;
-      this.slots.push({ fieldId, cache: this.for(rolloutKey), speculate: true, reads: 0 });
+      this.slots.push({ fieldId, hasher, rows, rowsIndex, column: rows.addColumn(), speculate: true, reads: 0 });
       this.slotIds.set(name, slot);
     }
     return slot;
   }
 
-  for(rolloutKey: string): RolloutBucketCache {
-    let cache = this.byKey.get(rolloutKey);
-    if (cache === undefined) {
-      cache = new RolloutBucketCache(`${rolloutKey}.`);
-      this.byKey.set(rolloutKey, cache);
-    }
-    return cache;
-  }
-
-  /**
-   * Sizes every key's generations now that the number of keys is known, and lets the first rollout on each field
-   * judge for the others on that field. Each key sampling for itself cost every key's inserts and one-lane hashes in
-   * every sample window: at 1,000 features, about a tenth of the worker's time in the first minutes.
-   */
+  /** Sizes every field's generations now that the number of slots is known: the same rows for each, one bucket per slot. */
   sizeGenerations(): void {
-    const share = Math.floor(RolloutCaches.GENERATION_BUDGET / Math.max(1, this.byKey.size));
-    const perKey = Math.min(RolloutCaches.MAX_PER_KEY, Math.max(RolloutCaches.MIN_PER_KEY, share));
-    for (const cache of this.byKey.values()) cache.generationSize = perKey;
-    const leaders = new Map<number, RolloutBucketCache>();
-    const placed = new Set<RolloutBucketCache>();
-    for (const { fieldId, cache } of this.slots) {
-      // A key read through two fields follows the first of them.
-      if (placed.has(cache)) continue;
-      placed.add(cache);
-      const leader = leaders.get(fieldId);
-      if (leader === undefined) leaders.set(fieldId, cache);
-      else cache.follow(leader);
-    }
+    const rows = Math.floor(RolloutCaches.GENERATION_BUDGET / Math.max(1, this.slots.length));
+    const bounded = Math.min(RolloutCaches.MAX_ROWS, Math.max(RolloutCaches.MIN_ROWS, rows));
+    for (const field of this.fields) field.generationSize = bounded;
   }
 
   get keyCount(): number {
-    return this.byKey.size;
+    return this.hashers.size;
   }
 }

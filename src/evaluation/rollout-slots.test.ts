@@ -1,6 +1,7 @@
 /**
- * Rollout buckets under traffic whose values do not come back: the bucket caches close, and buckets are hashed four
- * at a time (rollout-slots.ts, sha256x4.ts). Every answer must still be the reference evaluator's.
+ * Rollout buckets under traffic whose values do not come back: the bucket rows are bypassed, and buckets are hashed
+ * four at a time (rollout-slots.ts, sha256x4.ts); under values that do (companies), one row lookup per evaluation
+ * serves every rollout on the field. Every answer must still be the reference evaluator's.
  */
 import { describe, expect, it } from "vitest";
 import { compileReference, evaluateReference } from "../../test/parity/reference.js";
@@ -42,7 +43,7 @@ describe("batched rollout buckets", () => {
       const expected = Object.fromEntries(evaluateReference(reference, context).map((item) => [item.key, item]));
       expect(answer.features).toEqual(JSON.parse(JSON.stringify(expected)));
     }
-    expect(ruleset.rolloutCaches.slots.some((slot) => slot.cache.bypassing)).toBe(true);
+    expect(ruleset.rolloutCaches.slots.some((slot) => slot.rows.bypassing)).toBe(true);
     // Most buckets came from the batched path, not one by one.
     expect(batchedBuckets.count - batchedBefore).toBeGreaterThan(12_000 * 4);
   });
@@ -69,9 +70,31 @@ describe("batched rollout buckets", () => {
     };
     // Past the caches' sample window and a judgement of the slots (every 1,024 evaluations).
     lanesPerContext(0, 6_000);
-    expect(ruleset.rolloutCaches.slots.every((slot) => slot.cache.bypassing)).toBe(true);
+    expect(ruleset.rolloutCaches.slots.every((slot) => slot.rows.bypassing)).toBe(true);
     expect(ruleset.rolloutCaches.slots.filter((slot) => slot.speculate)).toHaveLength(6);
     // Only the six rollouts every context reads are hashed.
     expect(lanesPerContext(6_000, 2_000)).toBe(6);
+  });
+
+  it("look up a field's rows once per evaluation however many rollouts read it, and answer the same from them", () => {
+    const defined = Array.from({ length: 8 }, (_, index): FeatureDefinition => {
+      const key = `by-company-${index}`;
+      return { key, stage: null, targeting: { version: 1, rules: [{ filter: rollout(key, "company.id", 20_000 + index * 8_000) }] }, config: { version: 0, variants: [] } };
+    });
+    const ruleset = compileRuleset(defined);
+    const reference = compileReference(defined);
+    const decoder = new TextDecoder();
+    const rows = ruleset.rolloutCaches.fields;
+    expect(rows).toHaveLength(1);
+    const lookupsBefore = rows[0]!.lookups;
+    for (let request = 0; request < 3_000; request++) {
+      const context = { company: { id: `company-${request % 50}` } };
+      const answer = JSON.parse(decoder.decode(writeAnswer(ruleset, contextValues(ruleset, context), { flagStateVersion: 1, remoteContextUsed: false })));
+      const expected = Object.fromEntries(evaluateReference(reference, context).map((item) => [item.key, item]));
+      expect(answer.features).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+    expect(rows[0]!.lookups - lookupsBefore).toBe(3_000);
+    expect(rows[0]!.bypassing).toBe(false);
+    expect(rows[0]!.has("company-7")).toBe(true);
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The rollout buckets of one evaluation, computed when a filter first needs one and then kept for the others that
- * read the same rollout key and field. Buckets of keys whose cache is bypassed (values that do not come back) are
+ * read the same rollout key and field. A field's bucket rows (FieldBuckets) are looked up once per evaluation, at the
+ * first rollout on it that is read. Buckets of fields whose rows are bypassed (values that do not come back) are
  * hashed four at a time with sha256x4: the one needed now, and speculatively the next pending ones of the ruleset
  * that have a value in this context and are usually read. A rollout behind a condition most contexts fail
  * (`user.role IS admin AND rollout`) is rarely read: speculating on it cost a lane, and a compression per four.
  */
 import type { EvaluationScope } from "./compile-filter.js";
 import { bucketOfFirstWord } from "./rollout-hasher.js";
+import { type RolloutSlot, UNKNOWN_BUCKET } from "./rollout-hash.js";
 import { compressLanes, LANES, output } from "./sha256x4.js";
 
 const laneSlots = new Int32Array(LANES);
@@ -30,6 +32,7 @@ const SPECULATE_FROM = 0.5;
 /** Starts an evaluation of the scope's ruleset: no bucket known yet; now and then, judges which slots to speculate on. */
 export function beginEvaluation(scope: EvaluationScope): void {
   scope.buckets.fill(UNRESOLVED);
+  scope.rows.fill(undefined);
   if (++scope.evaluations < JUDGE_EVERY) return;
   for (const slot of scope.slots) {
     slot.speculate = slot.reads >= SPECULATE_FROM * scope.evaluations;
@@ -49,12 +52,26 @@ export function readBucket(scope: EvaluationScope, slot: number, value: string):
   return bucket;
 }
 
-/** The bucket of `slot` for `value`, computing it and maybe its neighbours. */
+/** This evaluation's row of the slot's field (null: bypassed), looked up at the first read of a rollout on it. */
+function rowOf(scope: EvaluationScope, slot: RolloutSlot, value: string): Int32Array | null {
+  let row = scope.rows[slot.rowsIndex];
+  if (row === undefined) scope.rows[slot.rowsIndex] = row = slot.rows.row(value);
+  return row;
+}
+
+/** The bucket of `slot` for `value`, from its field's row or computed, maybe with its neighbours. */
 function resolveBucket(scope: EvaluationScope, slot: number, value: string): number {
-  const { slots, buckets, values } = scope;
-  const cache = slots[slot]!.cache;
-  if (!cache.bypassing || !cache.hasher.fillLane(value, 0)) {
-    const bucket = cache.bucket(value);
+  const { slots, buckets, values, rows } = scope;
+  const own = slots[slot]!;
+  const row = rowOf(scope, own, value);
+  if (row !== null) {
+    let bucket = row[own.column]!;
+    if (bucket === UNKNOWN_BUCKET) row[own.column] = bucket = own.hasher.bucket(value);
+    buckets[slot] = bucket;
+    return bucket;
+  }
+  if (!own.hasher.fillLane(value, 0)) {
+    const bucket = own.hasher.bucket(value);
     buckets[slot] = bucket;
     return bucket;
   }
@@ -63,9 +80,12 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
   for (let next = slot + 1; next < slots.length && lanes < LANES; next++) {
     if (buckets[next] !== UNRESOLVED) continue;
     const other = slots[next]!;
-    if (!other.speculate || !other.cache.bypassing) continue;
+    if (!other.speculate) continue;
+    // Only slots whose field is bypassed in this evaluation (or will be, when first read): the others have rows.
+    const otherRow = rows[other.rowsIndex];
+    if (otherRow === undefined ? !other.rows.bypassing : otherRow !== null) continue;
     const otherValue = values[other.fieldId];
-    if (otherValue !== undefined && other.cache.hasher.fillLane(otherValue, lanes)) laneSlots[lanes++] = next;
+    if (otherValue !== undefined && other.hasher.fillLane(otherValue, lanes)) laneSlots[lanes++] = next;
   }
   compressLanes();
   batchedBuckets.count += lanes;
@@ -73,7 +93,6 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
     const laneSlot = laneSlots[lane]!;
     const bucket = bucketOfFirstWord(output[lane]!);
     buckets[laneSlot] = lane === 0 ? bucket : speculated(bucket);
-    slots[laneSlot]!.cache.countBypassed();
   }
   return buckets[slot]!;
 }
