@@ -76,7 +76,7 @@ describe("batched rollout buckets", () => {
     expect(lanesPerContext(6_000, 2_000)).toBe(6);
   });
 
-  it("look up a field's rows once per evaluation however many rollouts read it, and answer the same from them", () => {
+  it("look up a field's rows once per evaluation however many rollouts read it, fill them four at a time, and answer the same from them", () => {
     const defined = Array.from({ length: 8 }, (_, index): FeatureDefinition => {
       const key = `by-company-${index}`;
       return { key, stage: null, targeting: { version: 1, rules: [{ filter: rollout(key, "company.id", 20_000 + index * 8_000) }] }, config: { version: 0, variants: [] } };
@@ -87,6 +87,7 @@ describe("batched rollout buckets", () => {
     const rows = ruleset.rolloutCaches.fields;
     expect(rows).toHaveLength(1);
     const lookupsBefore = rows[0]!.lookups;
+    const batchedBefore = batchedBuckets.count;
     for (let request = 0; request < 3_000; request++) {
       const context = { company: { id: `company-${request % 50}` } };
       const answer = JSON.parse(decoder.decode(writeAnswer(ruleset, contextValues(ruleset, context), { flagStateVersion: 1, remoteContextUsed: false })));
@@ -94,6 +95,8 @@ describe("batched rollout buckets", () => {
       expect(answer.features).toEqual(JSON.parse(JSON.stringify(expected)));
     }
     expect(rows[0]!.lookups - lookupsBefore).toBe(3_000);
+    // Each company's row was filled once, four buckets per hash.
+    expect(batchedBuckets.count - batchedBefore).toBe(50 * 8);
     expect(rows[0]!.bypassing).toBe(false);
     expect(rows[0]!.has("company-7")).toBe(true);
   });
