@@ -53,6 +53,17 @@ export interface OutcomeView {
   memo: unknown;
 }
 
+/**
+ * Room for an answer in a caller's buffer (a batch's result arena), so that the answer is written where it travels
+ * from instead of into the writer's buffer and copied there (a copy per answer: 3 % of the worker's samples at 1,000
+ * features).
+ */
+export interface AnswerTarget {
+  /** Makes room for `length` bytes at the end of `bytes` and answers where they start (`bytes` may be new after it). */
+  claim(length: number): number;
+  readonly bytes: Uint8Array;
+}
+
 export interface AnswerOptions {
   flagStateVersion: number;
   remoteContextUsed: boolean;
@@ -62,6 +73,8 @@ export interface AnswerOptions {
   optIns?: { user: ReadonlySet<string>; company: ReadonlySet<string> };
   /** Receives each feature that is in the answer (for `/features/enabled`'s events). */
   onItem?: (feature: CompiledFeature, outcome: OutcomeView) => void;
+  /** Where to write the answer; by default a buffer of the writer's own. */
+  target?: AnswerTarget;
 }
 
 const encoder = new TextEncoder();
@@ -73,7 +86,8 @@ const pieces: Uint8Array[] = [];
 
 /**
  * The answer's bytes for the context whose field values (by the ruleset's field ids) are `values`. The result is a
- * view of a buffer the next call overwrites: send or copy it before evaluating again.
+ * view of a buffer the next call overwrites (the writer's own, or the room claimed in `options.target`, which the
+ * target keeps only if told): send or copy it before evaluating again.
  */
 export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string | undefined>, options: AnswerOptions): Uint8Array {
   const scope = ruleset.scope;
@@ -89,18 +103,26 @@ export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string |
   const head = headOf(ruleset, options.flagStateVersion, options.remoteContextUsed);
   let total = head.length + TAIL.length + Math.max(0, pieces.length - 1);
   for (const piece of pieces) total += piece.length;
-  if (output.length < total) output = new Uint8Array(Math.max(total, output.length * 2));
-  output.set(head, 0);
-  let offset = head.length;
+  let out: Uint8Array;
+  let start = 0;
+  if (options.target !== undefined) {
+    start = options.target.claim(total);
+    out = options.target.bytes;
+  } else {
+    if (output.length < total) output = new Uint8Array(Math.max(total, output.length * 2));
+    out = output;
+  }
+  out.set(head, start);
+  let offset = start + head.length;
   for (let index = 0; index < pieces.length; index++) {
-    if (index > 0) output[offset++] = COMMA;
+    if (index > 0) out[offset++] = COMMA;
     const piece = pieces[index]!;
-    output.set(piece, offset);
+    out.set(piece, offset);
     offset += piece.length;
   }
-  output.set(TAIL, offset);
+  out.set(TAIL, offset);
   pieces.length = 0;
-  return output.subarray(0, total);
+  return out.subarray(start, start + total);
 }
 
 /** `{"success":true,"flagStateVersion":N,"remoteContextUsed":B,"features":{`, encoded once per version. */

@@ -1,7 +1,7 @@
 /** The evaluation core: pure functions from feature definitions and a context to evaluated features. No I/O. */
 export { compileRuleset, CompiledRuleset } from "./compile-ruleset.js";
 export { contextFromQuery, QUERY_LIMITS, type ContextFromQuery } from "./context-from-query.js";
-export { writeAnswer, type AnswerOptions, type OutcomeView } from "./answer-writer.js";
+export { writeAnswer, type AnswerOptions, type AnswerTarget, type OutcomeView } from "./answer-writer.js";
 export { contextValues, evaluateRuleset } from "./evaluate-ruleset.js";
 export { nestedContext, parseFlatQuery, type FlatQuery } from "./flat-query.js";
 export { flattenContext } from "./flatten-context.js";

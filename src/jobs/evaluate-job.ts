@@ -5,6 +5,7 @@ import {
   parseFlatQuery,
   serializeEvaluation,
   writeAnswer,
+  type AnswerTarget,
   type EvaluatedFeature,
   type FlatQuery,
   type OutcomeView,
@@ -64,11 +65,11 @@ export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): 
  * `/features/evaluated` takes the flat path when the query and the stored attributes allow it (they almost always
  * do); everything else takes the nested one. Both answer the same bytes: the parity suites hold them to it.
  */
-export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean } = {}): Evaluation {
+export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean; target?: AnswerTarget } = {}): Evaluation {
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
   const flat = parseFlatQuery(job.query);
-  const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat);
+  const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat, options.target);
   if (evaluated === undefined) return compressed(job, evaluateNested(jobContext, job, current));
   if (wantsCompression(job, evaluated.bytes.length)) return compressed(job, { answer: { status: 200, body: evaluated.bytes, headers: JSON_HEADERS }, featureEvents: evaluated.featureEvents });
   // The writer's buffer is reused by the next evaluation: copied unless the caller sends it at once.
@@ -102,7 +103,7 @@ interface SentEntity {
 }
 
 /**
- * The answer's bytes from the flat query (a view of the writer's reused buffer), or undefined when a stored entity is
+ * The answer's bytes from the flat query (a view of the writer's reused buffer, or of the room claimed in `target`), or undefined when a stored entity is
  * not flat-safe (the nested path then decides).
  */
 function evaluateFlat(
@@ -110,6 +111,7 @@ function evaluateFlat(
   job: EvaluateJob,
   current: CurrentRuleset,
   flat: FlatQuery,
+  target: AnswerTarget | undefined,
 ): { bytes: Uint8Array; featureEvents: Evaluations | undefined } | undefined {
   const { ruleset } = current;
   const fieldIds = ruleset.fields.ids;
@@ -143,6 +145,7 @@ function evaluateFlat(
     remoteContextUsed,
     ...(flat.key !== undefined ? { onlyKey: flat.key } : {}),
     ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, user.id, company.id) } : {}),
+    ...(target !== undefined ? { target } : {}),
     ...(job.onlyEnabled
       ? {
           onlyEnabled: true,

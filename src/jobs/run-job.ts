@@ -1,6 +1,7 @@
 import { errorResponse } from "../api/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { applyTrackingTogether, canShareTransaction, type TrackingRequest } from "../tracking/index.js";
+import type { AnswerTarget } from "../evaluation/index.js";
 import type { Job, JobResult } from "../workers/protocol.js";
 import { evaluateJob, runEvaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
@@ -38,19 +39,31 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
  * data.
  *
  * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
- * answer writer's buffer, so the sink must copy them) and their entries in the result are undefined, unless a later
+ * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their entries in the result are undefined, unless a later
  * failure replaces them (a commit that failed for `/features/enabled`).
  */
 export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]>;
-export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void, sink: AnswerSink): Promise<(JobResult | undefined)[]>;
-export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void, sink?: AnswerSink): Promise<(JobResult | undefined)[]> {
+export function runJobs(
+  jobContext: JobContext,
+  jobs: readonly Job[],
+  onFault: (error: unknown) => void,
+  sink: AnswerSink,
+  target?: AnswerTarget,
+): Promise<(JobResult | undefined)[]>;
+export function runJobs(
+  jobContext: JobContext,
+  jobs: readonly Job[],
+  onFault: (error: unknown) => void,
+  sink?: AnswerSink,
+  target?: AnswerTarget,
+): Promise<(JobResult | undefined)[]> {
   const answers = new Array<Promise<JobResult | undefined>>(jobs.length);
   const shared: { position: number; request: TrackingRequest; answer: JobResult | undefined }[] = [];
   jobs.forEach((job, position) => {
     if (job.kind === "evaluate") {
       let evaluation;
       try {
-        evaluation = evaluateJob(jobContext, job, { transient: sink !== undefined });
+        evaluation = evaluateJob(jobContext, job, { transient: sink !== undefined, ...(target !== undefined ? { target } : {}) });
       } catch (error) {
         answers[position] = Promise.resolve(failure(error, onFault));
         return;

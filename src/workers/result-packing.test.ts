@@ -19,4 +19,29 @@ describe("ResultArena", () => {
     expect(results[3]).toMatchObject({ headers: { "content-encoding": "br" } });
     expect([...(results[3]!.body as Uint8Array)]).toEqual([1, 2, 3]);
   });
+
+  it("keeps a body written into the room it claimed where it is, and copies one that is elsewhere", () => {
+    const arena = new ResultArena(3);
+    const written = (text: string) => {
+      const bytes = Buffer.from(text);
+      const start = arena.claim(bytes.length);
+      arena.bytes.set(bytes, start);
+      return arena.bytes.subarray(start, start + bytes.length);
+    };
+    const first = written('{"features":{"a":1}}');
+    arena.set(0, { status: 200, body: first, headers: { "content-type": "application/json" } });
+    // Claimed and then not passed on (a compressed answer took its place): the next body goes over it.
+    written("not kept");
+    arena.set(1, { status: 200, body: new Uint8Array([9, 8, 7]), headers: { "content-type": "application/json", "content-encoding": "br" } });
+    // A claim larger than the buffer grows it; the body written there is kept as well.
+    const large = written("x".repeat(100_000));
+    arena.set(2, { status: 200, body: large, headers: { "content-type": "application/json" } });
+    const results = unpackResults(arena.finish());
+    expect(Buffer.from(results[0]!.body as Uint8Array).toString()).toBe('{"features":{"a":1}}');
+    expect([...(results[1]!.body as Uint8Array)]).toEqual([9, 8, 7]);
+    expect(Buffer.from(results[2]!.body as Uint8Array).toString()).toBe("x".repeat(100_000));
+    // Nothing was copied twice: the bytes used are the entries, the three bodies and the second one's headers.
+    const headers = JSON.stringify({ "content-type": "application/json", "content-encoding": "br" }).length;
+    expect(new DataView(arena.bytes.buffer).getUint32(4)).toBe(8 + 3 * 15 + 20 + 3 + headers + 100_000);
+  });
 });

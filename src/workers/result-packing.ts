@@ -3,14 +3,15 @@
  * answer cloned as an object cost the main thread more than writing it to the socket, and every result object, header
  * record and body is one more thing for the structured clone to walk.
  *
- * The worker copies each evaluation answer into the arena the moment it is written (straight from the answer
- * writer's reused buffer: one copy, no per-answer allocation), and the other answers when they are ready.
+ * The answer writer writes each evaluation answer straight into the arena (the room claim() makes: no copy, no
+ * per-answer allocation); the other answers are copied in when they are ready.
  *
  * Layout: u32 count, u32 bytes used, then per result a 15-byte entry (u16 status, u8 flags, u32 body offset,
  * u32 body length, u32 headers length — the headers' JSON right after the body), then the bodies.
  */
 import type { AnswerRing, RingRegion } from "./answer-ring.js";
 import type { JobResult } from "./protocol.js";
+import type { AnswerTarget } from "../evaluation/index.js";
 
 const JSON_CONTENT_TYPE = "application/json";
 const FLAG_TEXT = 1;
@@ -49,8 +50,9 @@ const scratchBuffers: ArrayBuffer[] = [];
 const MAX_SCRATCH_BUFFERS = 16;
 
 /** The answers of one batch, collected in job order as they come (a later `set` of a position replaces the earlier). */
-export class ResultArena {
-  private bytes: Uint8Array;
+export class ResultArena implements AnswerTarget {
+  /** The arena's buffer; an answer writer writes into the room claim() makes at its end. */
+  bytes: Uint8Array;
   private view: DataView;
   private used: number;
 
@@ -83,6 +85,15 @@ export class ResultArena {
   }
 
   /**
+   * Room for a body of `length` bytes where the next answer's body goes: a body written there and then passed to set()
+   * is kept where it is, not copied again.
+   */
+  claim(length: number): number {
+    this.reserve(length);
+    return this.used;
+  }
+
+  /**
    * The packed answers, appended to `ring` when it has room (the arena's buffer is then kept for the next arena), or
    * the buffer itself, to be moved to the main thread. The arena is done with either way.
    */
@@ -97,6 +108,10 @@ export class ResultArena {
   }
 
   private writeBytes(body: Uint8Array): number {
+    if (body.buffer === this.bytes.buffer && body.byteOffset === this.used && this.used + body.length <= this.bytes.length) {
+      this.used += body.length;
+      return body.length;
+    }
     this.reserve(body.length);
     this.bytes.set(body, this.used);
     this.used += body.length;

@@ -29,7 +29,8 @@ export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown
   // up every evaluation queued behind it (see routesToPool for what commits here: /bulk bodies, /features/enabled).
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }));
   const arena = new ResultArena(jobs.length, buffer);
-  const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer));
+  // Answers are written straight into the arena (its room for the next body), and set() keeps them there.
+  const results = await runJobs(context, jobs, reportFault, (position, answer) => arena.set(position, answer), arena);
   results.forEach((result, position) => {
     if (result !== undefined) arena.set(position, result);
   });
