@@ -182,7 +182,7 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   // The outcome's objects are built only when its bytes are new or a caller wants to see it.
   if (cached === undefined || options.onItem !== undefined) {
     const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
-    cached ??= remember(cache, key, missingKey, { bytes: encodeItem(outcome.item()), memo: undefined });
+    cached ??= remember(cache, key, missingKey, outcome.item());
     if (options.onItem !== undefined) {
       outcome.cached = cached;
       options.onItem(feature, outcome);
@@ -192,8 +192,9 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
 }
 
 /** Remembers a new outcome when there is room; answers it either way. */
-function remember(cache: ItemCache, key: number, missingKey: number, cached: CachedOutcome): CachedOutcome {
-  if (cache.size >= MAX_OUTCOMES) return cached;
+function remember(cache: ItemCache, key: number, missingKey: number, item: EvaluatedFeature): CachedOutcome {
+  if (cache.size >= MAX_OUTCOMES) return { bytes: encodeItem(item), memo: undefined };
+  const cached: CachedOutcome = { bytes: encodeKeptItem(item), memo: undefined };
   cache.size++;
   if (missingKey !== 0) {
     let outcomes = cache.withMissing.get(key);
@@ -266,9 +267,39 @@ function runList(rules: CompiledRules, scope: EvaluationScope): boolean[] {
   return rules.runs.map((run) => run(scope));
 }
 
-function encodeItem(item: EvaluatedFeature): Uint8Array {
+function itemText(item: EvaluatedFeature): string {
   const text = serializeEvaluation([item]);
-  return encoder.encode(text.slice(1, -1));
+  return text.slice(1, -1);
+}
+
+function encodeItem(item: EvaluatedFeature): Uint8Array {
+  return encoder.encode(itemText(item));
+}
+
+/**
+ * The bytes of remembered outcomes come from shared chunks, in the order they are first met (mostly answer order),
+ * so that copying an answer's items reads memory nearly in sequence; each in a buffer of its own, they were scattered
+ * over the heap (1,000 copies of ~300 bytes: 24 µs from one chunk, 40 µs from separate buffers with cold caches, in a
+ * micro-benchmark). Only remembered ones: they live as long as their ruleset, so a chunk is not held by one item among
+ * others long dropped. Items larger than a sixteenth of a chunk get buffers of their own.
+ */
+const ITEM_CHUNK_BYTES = 256 * 1024;
+let itemChunk = new Uint8Array(ITEM_CHUNK_BYTES);
+let itemChunkUsed = 0;
+
+function encodeKeptItem(item: EvaluatedFeature): Uint8Array {
+  const text = itemText(item);
+  // UTF-8 takes at most three bytes per UTF-16 code unit.
+  const most = text.length * 3;
+  if (most > ITEM_CHUNK_BYTES / 16) return encoder.encode(text);
+  if (itemChunkUsed + most > ITEM_CHUNK_BYTES) {
+    itemChunk = new Uint8Array(ITEM_CHUNK_BYTES);
+    itemChunkUsed = 0;
+  }
+  const { written } = encoder.encodeInto(text, itemChunk.subarray(itemChunkUsed, itemChunkUsed + most));
+  const bytes = itemChunk.subarray(itemChunkUsed, itemChunkUsed + written);
+  itemChunkUsed += written;
+  return bytes;
 }
 
 function booleansOf(bits: number, count: number): boolean[] {

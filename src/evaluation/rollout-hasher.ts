@@ -22,8 +22,27 @@ const LOW_20_BITS = 0xfffff;
 /** The message schedule, shared: evaluation is synchronous. */
 const schedule = new Int32Array(64);
 
+/**
+ * The prefix words of hashers come from shared chunks, in the order hashers are made (a ruleset's rollouts in
+ * compilation order), so that the prefixes a batched hash copies one after another lie side by side in memory. Each in
+ * a 64-byte array of its own, their first reads missed the caches: at 1,000 features the prefix copy in fillLane was
+ * 7.3 % of an in-process evaluation's samples, and 5.2 % with the chunks.
+ */
+const PREFIX_CHUNK_WORDS = 16 * 4_096;
+let prefixChunk = new Int32Array(PREFIX_CHUNK_WORDS);
+let prefixChunkUsed = 0;
+
+function newPrefixWords(): Int32Array {
+  if (prefixChunkUsed + 16 > PREFIX_CHUNK_WORDS) {
+    prefixChunk = new Int32Array(PREFIX_CHUNK_WORDS);
+    prefixChunkUsed = 0;
+  }
+  prefixChunkUsed += 16;
+  return prefixChunk.subarray(prefixChunkUsed - 16, prefixChunkUsed);
+}
+
 export class RolloutHasher {
-  private readonly prefixWords = new Int32Array(16);
+  private readonly prefixWords = newPrefixWords();
   private readonly prefixLength: number;
   /** Rounds whose message word is the prefix's alone, run once here. */
   private readonly fixedRounds: number;
