@@ -83,6 +83,8 @@ const TAIL = encoder.encode("}}");
 
 let output = new Uint8Array(64 * 1024);
 const pieces: Uint8Array[] = [];
+/** The pieces' byte count, summed as they are added (while each piece is still in the caches). */
+let piecesBytes = 0;
 
 /**
  * The answer's bytes for the context whose field values (by the ruleset's field ids) are `values`. The result is a
@@ -94,6 +96,7 @@ export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string |
   scope.values = values;
   beginEvaluation(scope);
   pieces.length = 0;
+  piecesBytes = 0;
   if (options.onlyKey !== undefined) {
     const feature = ruleset.byKey.get(options.onlyKey);
     if (feature !== undefined) addItem(feature, scope, options);
@@ -101,8 +104,7 @@ export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string |
     for (const feature of ruleset.answerOrder) addItem(feature, scope, options);
   }
   const head = headOf(ruleset, options.flagStateVersion, options.remoteContextUsed);
-  let total = head.length + TAIL.length + Math.max(0, pieces.length - 1);
-  for (const piece of pieces) total += piece.length;
+  const total = head.length + TAIL.length + Math.max(0, pieces.length - 1) + piecesBytes;
   let out: Uint8Array;
   let start = 0;
   if (options.target !== undefined) {
@@ -139,7 +141,10 @@ function headOf(ruleset: CompiledRuleset, flagStateVersion: number, remoteContex
 function addItem(feature: CompiledFeature, scope: EvaluationScope, options: AnswerOptions): void {
   const optIn = feature.optIn === undefined ? undefined : optInItem(feature, options.optIns);
   const piece = itemBytes(feature, scope, optIn, options);
-  if (piece !== undefined) pieces.push(piece);
+  if (piece !== undefined) {
+    pieces.push(piece);
+    piecesBytes += piece.length;
+  }
 }
 
 /** Runs a rule list, answering its results as bits (rule i is bit i); the list holds at most MAX_CACHED_RULES. */
