@@ -4,6 +4,7 @@ import { boundsOfMissedTargets } from "../../bench/report/bounds.js";
 import { buildReport, type Measurements } from "../../bench/report/model.js";
 import type { LoadFigure, ServerInfo } from "../../bench/support/lab.js";
 import { spread } from "../../bench/support/stats.js";
+import type { StageFigure } from "../../bench/serving/evaluation-stages.js";
 
 function figure(id: string, value: number, server: ServerInfo, extra: Partial<LoadFigure> = {}): LoadFigure {
   return {
@@ -91,5 +92,14 @@ describe("boundsOfMissedTargets", () => {
   it("says so where the run measured nothing to bound a target with", () => {
     expect(bulletOf("evaluate-200")).toContain("This run measured no bound for it.");
     expect(bulletOf("cpu-per-request-50")).toContain("the stages were not measured in this run.");
+  });
+
+  it("sets the CPU per request against what the stages spent before the rules themselves ran", () => {
+    const measured = measurements([figure("hello-uws-get", 100_000, { kind: "hello-uws" }), figure("evaluate-50", 20_000, SERVICE)]);
+    const stages = { "HTTP transport and response write": 18, "thread hop": 8, "rollout hashing": 9, "evaluation (rules)": 8 } as Record<string, number>;
+    measured.stages = [{ title: "50 features", features: 50, workers: 1, requests: 1_000, rps: 20_000, totalUs: 50, stages } as StageFigure];
+    const line = boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **cpu-per-request-50** ("))!;
+    expect(line).toContain("26.0 µs before any evaluation");
+    expect(line).toContain("took 9.0 µs more, 35.0 µs before the rules themselves");
   });
 });
