@@ -48,6 +48,26 @@ describe("compileFieldTest matches the reference evaluate()", () => {
     });
   }
 
+  it("answers ANY_OF / NOT_ANY_OF right when filters share a list and its remembered last answer", () => {
+    const allowList = ["c0", "c3", "c6"];
+    const tests = [
+      { test: compileFieldTest("ANY_OF", [...allowList]), in: true, list: allowList },
+      { test: compileFieldTest("NOT_ANY_OF", [...allowList]), in: false, list: allowList },
+      { test: compileFieldTest("ANY_OF", ["c3", "c0", "c6"]), in: true, list: allowList },
+      { test: compileFieldTest("ANY_OF", ["c1", "c3"]), in: true, list: ["c1", "c3"] },
+      // A list whose JSON differs only by a separator inside a value is another list.
+      { test: compileFieldTest("ANY_OF", ["c0,c3", "c6"]), in: true, list: ["c0,c3", "c6"] },
+    ];
+    const values = ["c0", "c1", "c3", "c3", "c0,c3", "", "c6", "c9", "c0"];
+    for (let round = 0; round < 3; round++) {
+      for (const value of values) {
+        // A new string each time, as each request's query gives: the answer cannot depend on the string's identity.
+        const fresh = `${value} `.slice(0, value.length);
+        for (const { test, in: wanted, list } of tests) expect(test(fresh)).toBe(list.includes(value) === wanted);
+      }
+    }
+  });
+
   it("spot checks of the documented semantics", () => {
     expect(compileFieldTest("IS", ["Pro"])("pro")).toBe(false); // case-sensitive
     expect(compileFieldTest("ANY_OF", ["a", "b"])("B")).toBe(false);
