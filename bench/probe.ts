@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
+import { bareEventRequests } from "./baselines/transport.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
@@ -31,6 +32,7 @@ const SCENARIOS = [
   "hello-post",
   "group-commit",
   "bulk-ceiling",
+  "event-records",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -51,6 +53,7 @@ Scenarios:
   hello-post     a bare uWebSockets.js hello-world POST
   group-commit   a bare uWebSockets.js POST that commits each body to LMDB before answering
   bulk-ceiling   the same, storing each item of bulk-mixed bodies on its own (the /bulk ceiling)
+  event-records  the same, storing each /event body as the service does (user, company, analytics cells), no routing
 
 Options:
   --workers N        SWITCHYARD_WORKERS of the service (default 1; 0 runs jobs inline)
@@ -87,8 +90,12 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
     const server = await startGroupCommitServer(dataDir);
     return { server, requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }] };
   }
+  if (scenario === "event-records") {
+    const server = await startGroupCommitServer(dataDir, "tracking");
+    return { server, requests: bareEventRequests() };
+  }
   if (scenario === "bulk-ceiling") {
-    const server = await startGroupCommitServer(dataDir, true);
+    const server = await startGroupCommitServer(dataDir, "items");
     const app = { publishableKey: "unused", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
     return { server, requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })) };
   }

@@ -11,7 +11,7 @@ import { availableParallelism, cpus, hostname, loadavg, totalmem } from "node:os
 import { join, relative, resolve } from "node:path";
 import { benchBulkRecords, type BulkRecordsFigure } from "./baselines/bulk-records.js";
 import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
-import { benchAnswerTransport, benchBulkCeiling, benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
+import { benchAnswerTransport, benchBulkCeiling, benchEventRecordsCeiling, benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
 import { benchRolloutHash } from "./evaluation/rollout-hash.js";
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     });
     await phase("group-commit ceiling", async () => {
       load.push(await benchGroupCommitCeiling(lab));
+      load.push(await benchEventRecordsCeiling(lab));
     });
     await phase("bulk ceiling", async () => {
       load.push(await benchBulkCeiling(lab));

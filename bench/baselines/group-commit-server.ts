@@ -5,13 +5,17 @@
  * No routing, keys, validation, users, companies or analytics: what remains is the transport plus the commit wait,
  * which no tracking call that is acknowledged after commit can avoid.
  *
- * `node group-commit-server.js <dataDir> [--items]` listens on 127.0.0.1 with an ephemeral port and prints
- * `{"message":"listening","port":N}`. With `--items` a body is a JSON array and each of its items is put on its own:
- * the ceiling of a `/bulk` acknowledged after commit (parse, one put per item, one commit per turn).
+ * `node group-commit-server.js <dataDir> [--items | --tracking]` listens on 127.0.0.1 with an ephemeral port and
+ * prints `{"message":"listening","port":N}`. With `--items` a body is a JSON array and each of its items is put on its
+ * own: the ceiling of a `/bulk` acknowledged after commit (parse, one put per item, one commit per turn). With
+ * `--tracking` a body is an `/event` body, stored as the service stores it — the event, its user and company, the
+ * analytics cells, through the service's own tracking writer, one shared transaction per turn — with no routing, keys
+ * or validation: what storing an event costs beside the ceiling's single record.
  */
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
+import { applyTrackingTogether, type TrackingRequest } from "../../src/tracking/index.js";
 import { whenBodyRead } from "./uws-body.js";
 
 const ANSWER = '{"success":true}';
@@ -21,14 +25,31 @@ interface Waiting {
   answer: () => void;
 }
 
-const USAGE = `node dist/bench/baselines/group-commit-server.js <dataDir> [--items]
+export type GroupCommitMode = "body" | "items" | "tracking";
+
+const USAGE = `node dist/bench/baselines/group-commit-server.js <dataDir> [--items | --tracking]
 
 A bare uWebSockets.js server on 127.0.0.1 (ephemeral port, printed as {"message":"listening","port":N}) that stores
 every POST body in LMDB, one commit per event-loop turn, and answers each only after its commit: the ceiling of any
 call acknowledged after commit. --items: bodies are JSON arrays, each item stored on its own (the /bulk ceiling).
+--tracking: bodies are /event bodies, stored with their user, company and analytics cells by the service's writer.
 `;
 
-function serve(dataDir: string, perItem: boolean): void {
+/** An `/event` body as the tracking writer takes it (the bench sends well-formed bodies: no validation here). */
+function eventRequest(body: Record<string, unknown>, receivedAt: number): TrackingRequest {
+  const item = {
+    type: "event" as const,
+    event: String(body.event),
+    userId: String(body.userId),
+    companyId: typeof body.companyId === "string" ? body.companyId : undefined,
+    attributes: body.attributes as Record<string, unknown> | undefined,
+    timestamp: undefined,
+    active: true,
+  };
+  return { environmentId: "ceiling", items: [item], receivedAt };
+}
+
+function serve(dataDir: string, mode: GroupCommitMode): void {
   const store = new LmdbStore({ path: dataDir, durability: "commit" });
   const events = store.table("events");
   let sequence = 0;
@@ -37,11 +58,19 @@ function serve(dataDir: string, perItem: boolean): void {
   function commitQueued(): void {
     const group = queued;
     queued = [];
+    if (mode === "tracking") {
+      const receivedAt = Date.now();
+      const requests = group.map((waiting) => eventRequest(JSON.parse(waiting.body) as Record<string, unknown>, receivedAt));
+      void applyTrackingTogether(store, requests).then(() => {
+        for (const waiting of group) waiting.answer();
+      });
+      return;
+    }
     void store
       .write(() => {
         for (const waiting of group) {
           const parsed: unknown = JSON.parse(waiting.body);
-          if (perItem && Array.isArray(parsed)) for (const item of parsed) events.put(logKey("events", "ceiling", ++sequence), item);
+          if (mode === "items" && Array.isArray(parsed)) for (const item of parsed) events.put(logKey("events", "ceiling", ++sequence), item);
           else events.put(logKey("events", "ceiling", ++sequence), parsed);
         }
       })
@@ -75,5 +104,5 @@ if (args.includes("--help") || args.includes("-h")) process.stdout.write(USAGE);
 else {
   const dataDir = args.find((arg) => !arg.startsWith("--"));
   if (!dataDir) throw new Error(USAGE);
-  serve(dataDir, args.includes("--items"));
+  serve(dataDir, args.includes("--items") ? "items" : args.includes("--tracking") ? "tracking" : "body");
 }

@@ -1,13 +1,15 @@
 /** Hello-world servers under the same load as the service: the transport ceiling every HTTP figure is compared with. */
 import { compileRuleset, contextValues, writeAnswer } from "../../src/evaluation/index.js";
 import { bulkMixedRequests } from "../serving/requests.js";
-import { contextObject, eventBody, featureDefinitions } from "../support/fixtures.js";
+import { contextObject, DISTINCT_USERS, eventBody, featureDefinitions } from "../support/fixtures.js";
+import type { RequestSpec } from "../support/load.js";
 import { measure, type Lab, type LoadFigure } from "../support/lab.js";
 import { startGroupCommitServer, startHelloServer, tempDir } from "../support/processes.js";
 import { BULK_CONNECTIONS } from "../serving/tracking-routes.js";
 
 export const GROUP_COMMIT_ID = "group-commit-uws-post";
 export const BULK_CEILING_ID = "group-commit-uws-bulk";
+export const EVENT_RECORDS_ID = "group-commit-uws-event-records";
 /** A bare uWebSockets.js GET answering a body as large as an evaluation's at N features. */
 export const answerTransportId = (features: number) => `hello-uws-get-${features}-features`;
 
@@ -66,6 +68,34 @@ export async function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
   }
 }
 
+/** The event scenario's bodies (1,000 users in turn) without the service's key: for the bare servers. */
+export function bareEventRequests(): RequestSpec[] {
+  return Array.from({ length: DISTINCT_USERS }, (_, index) => ({ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(index)) }));
+}
+
+/**
+ * The group-commit server storing each `/event` body as the service does (its user, company and analytics cells, by
+ * the service's own tracking writer, one shared transaction per turn) and nothing else: no routing, keys or
+ * validation. Set against the ceiling, it tells how much of the `/event` target storage alone leaves.
+ */
+export async function benchEventRecordsCeiling(lab: Lab): Promise<LoadFigure> {
+  const data = tempDir("switchyard-bench-event-records-");
+  const server = await startGroupCommitServer(data.path, "tracking");
+  try {
+    return await measure(lab, {
+      id: EVENT_RECORDS_ID,
+      section: "baseline",
+      title: "bare uWebSockets.js POST storing each /event body as the service does (event, user, company, analytics cells), one commit per turn, answered after commit",
+      server: { kind: "group-commit", pid: server.pid },
+      baseUrl: server.url,
+      requests: bareEventRequests(),
+    });
+  } finally {
+    await server.stop();
+    data.remove();
+  }
+}
+
 /** The size of an evaluation answer at `features` features (a typical context, as the benchmark's fixtures give). */
 export function answerBytes(features: number): number {
   const ruleset = compileRuleset(featureDefinitions(features));
@@ -102,7 +132,7 @@ export async function benchAnswerTransport(lab: Lab, featureCounts: readonly num
 /** The /bulk ceiling: the same mixed bodies parsed and each item put on its own, one commit per turn, answered after it. */
 export async function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
   const data = tempDir("switchyard-bench-bulk-ceiling-");
-  const server = await startGroupCommitServer(data.path, true);
+  const server = await startGroupCommitServer(data.path, "items");
   const app = { publishableKey: "", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
   try {
     return await measure(lab, {

@@ -3,7 +3,7 @@
  * evaluation to do, the transport of an answer of the same size, the records a tracking call stores against the one
  * its ceiling stores, the stages of the CPU per request, and how much of the machine sat idle meanwhile.
  */
-import { answerTransportId, BULK_CEILING_ID, GROUP_COMMIT_ID } from "../baselines/transport.js";
+import { answerTransportId, BULK_CEILING_ID, EVENT_RECORDS_ID, GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
 import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
@@ -117,7 +117,25 @@ function eventBound(report: BenchReport, figure: (id: string) => LoadFigure | un
   return (
     `the service spent ${serviceCpu.toFixed(1)} µs of CPU per call over all its threads (routing, validation, key resolution, and storing the event ` +
     `with its user, company and analytics cells), the bare group-commit server ${ceilingCpu.toFixed(1)} µs (parsing and storing one record); ` +
-    `at the ceiling's rate the service's work would need ${(serviceCpu / ceilingCpu).toFixed(1)}× the CPU the ceiling uses.${cpuClause(report, event, comparison)}${idleClause(event)}`
+    `at the ceiling's rate the service's work would need ${(serviceCpu / ceilingCpu).toFixed(1)}× the CPU the ceiling uses.` +
+    storageClause(figure(EVENT_RECORDS_ID), ceiling) +
+    `${cpuClause(report, event, comparison)}${idleClause(event)}`
+  );
+}
+
+/**
+ * What storing an event alone leaves of the target: the group-commit server storing each body as the service does
+ * (its own tracking writer), against the ceiling's single record.
+ */
+function storageClause(records: LoadFigure | undefined, ceiling: LoadFigure | undefined): string {
+  if (records === undefined || ceiling === undefined || !(ceiling.value > 0)) return "";
+  const share = records.value / ceiling.value;
+  const target = loadTargetRatio(EVENT_ID);
+  const verdict =
+    target === undefined ? "" : share < target ? ", below the target before any routing, key or validation" : "; the rest of the gap is the service's request path";
+  return (
+    ` A bare server storing each body exactly as the service does (event, user, company and analytics cells, by the service's own writer, ` +
+    `one commit per turn; ${EVENT_RECORDS_ID}) reached ${percent(share)} of the ceiling${verdict}.`
   );
 }
 

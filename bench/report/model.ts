@@ -4,7 +4,7 @@
  */
 import type { BulkRecordsFigure } from "../baselines/bulk-records.js";
 import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
-import { BULK_CEILING_ID, GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transport.js";
+import { BULK_CEILING_ID, EVENT_RECORDS_ID, GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transport.js";
 import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
 import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
@@ -147,6 +147,7 @@ function baselineOf(figure: LoadFigure): string | undefined {
   if (figure.id === EVENT_ID || figure.id === TRACKING_API_EVENT_ID) return GROUP_COMMIT_ID;
   if (figure.id === BULK_MIXED_ID) return BULK_CEILING_ID;
   if (figure.server.kind === "hello-uws") return figure.id === HELLO_IDS.uws.get ? undefined : HELLO_IDS.uws.get;
+  if (figure.id === EVENT_RECORDS_ID) return GROUP_COMMIT_ID;
   if (figure.server.kind === "group-commit") return figure.id === BULK_CEILING_ID ? LMDB_ID : HELLO_IDS.uws.post;
   if (figure.server.kind === "hello-node") return figure.id === HELLO_IDS.node.get ? HELLO_IDS.uws.get : HELLO_IDS.uws.post;
   if (figure.unit === "events/s") return figure.server.native === false ? BULK_ID : LMDB_ID;

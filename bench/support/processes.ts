@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnListening as spawnChild, type Listening } from "../../tools/support/spawn-listening.js";
+import type { GroupCommitMode } from "../baselines/group-commit-server.js";
 
 export type { Listening };
 
@@ -61,8 +62,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
  * The bare uWebSockets.js server that commits each body before answering (bench/baselines/group-commit-server.js);
  * `perItem` stores each item of an array body on its own (the /bulk ceiling).
  */
-export function startGroupCommitServer(dataDir: string, perItem = false): Promise<Listening> {
-  return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir, ...(perItem ? ["--items"] : [])], {});
+export function startGroupCommitServer(dataDir: string, mode: GroupCommitMode = "body"): Promise<Listening> {
+  return spawnListening([resolve(import.meta.dirname, "../baselines/group-commit-server.js"), dataDir, ...(mode === "body" ? [] : [`--${mode}`])], {});
 }
 
 /**

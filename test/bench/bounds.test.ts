@@ -56,6 +56,7 @@ describe("boundsOfMissedTargets", () => {
       figure("enabled-50", 15_000, SERVICE),
       figure("group-commit-uws-post", 40_000, { kind: "group-commit" }, { serverCpuUsPerItem: 20 }),
       figure("event", 14_000, SERVICE, { serverCpuUsPerItem: 70, machineIdleShare: 0.05 }),
+      figure("group-commit-uws-event-records", 26_000, { kind: "group-commit" }),
     ]),
   );
   const bounds = boundsOfMissedTargets(report);
@@ -87,6 +88,8 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("3.5× the CPU");
     expect(line).toContain("all 2 cores could serve at most 28,571/s");
     expect(line).toContain("95.0 % busy");
+    // The same bodies stored as the service stores them, by a bare server: 26,000 of the ceiling's 40,000.
+    expect(line).toContain("(event, user, company and analytics cells, by the service's own writer, one commit per turn; group-commit-uws-event-records) reached 65.0 % of the ceiling, below the target before any routing, key or validation");
   });
 
   it("says so where the run measured nothing to bound a target with", () => {
