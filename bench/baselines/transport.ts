@@ -3,6 +3,7 @@ import { compileRuleset, contextValues, writeAnswer } from "../../src/evaluation
 import { bulkMixedRequests } from "../serving/requests.js";
 import { contextObject, DISTINCT_USERS, eventBody, featureDefinitions } from "../support/fixtures.js";
 import type { RequestSpec } from "../support/load.js";
+import type { GroupCommitMode } from "./group-commit-server.js";
 import { measure, type Lab, type LoadFigure } from "../support/lab.js";
 import { startGroupCommitServer, startHelloServer, tempDir } from "../support/processes.js";
 import { BULK_CONNECTIONS } from "../serving/tracking-routes.js";
@@ -50,18 +51,24 @@ export async function benchHelloWorld(lab: Lab, kind: "uws" | "node"): Promise<L
  * The bare uWebSockets.js POST that stores each body with one LMDB commit per event-loop turn and answers after it:
  * the most any tracking call acknowledged after commit can reach here, transport and disk included.
  */
-export async function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
-  const data = tempDir("switchyard-bench-group-commit-");
-  const server = await startGroupCommitServer(data.path);
+export function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
+  return measureGroupCommit(lab, "body", {
+    id: GROUP_COMMIT_ID,
+    title: "bare uWebSockets.js POST storing each body in LMDB, one commit per event-loop turn, answered after commit",
+    requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+  });
+}
+
+/** One load run against a group-commit server of the given mode, on a data dir of its own. */
+async function measureGroupCommit(
+  lab: Lab,
+  mode: GroupCommitMode,
+  spec: Omit<Parameters<typeof measure>[1], "section" | "server" | "baseUrl">,
+): Promise<LoadFigure> {
+  const data = tempDir(`switchyard-bench-group-commit-${mode}-`);
+  const server = await startGroupCommitServer(data.path, mode);
   try {
-    return await measure(lab, {
-      id: GROUP_COMMIT_ID,
-      section: "baseline",
-      title: "bare uWebSockets.js POST storing each body in LMDB, one commit per event-loop turn, answered after commit",
-      server: { kind: "group-commit", pid: server.pid },
-      baseUrl: server.url,
-      requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
-    });
+    return await measure(lab, { ...spec, section: "baseline", server: { kind: "group-commit", pid: server.pid }, baseUrl: server.url });
   } finally {
     await server.stop();
     data.remove();
@@ -78,22 +85,12 @@ export function bareEventRequests(): RequestSpec[] {
  * the service's own tracking writer, one shared transaction per turn) and nothing else: no routing, keys or
  * validation. Set against the ceiling, it tells how much of the `/event` target storage alone leaves.
  */
-export async function benchEventRecordsCeiling(lab: Lab): Promise<LoadFigure> {
-  const data = tempDir("switchyard-bench-event-records-");
-  const server = await startGroupCommitServer(data.path, "tracking");
-  try {
-    return await measure(lab, {
-      id: EVENT_RECORDS_ID,
-      section: "baseline",
-      title: "bare uWebSockets.js POST storing each /event body as the service does (event, user, company, analytics cells), one commit per turn, answered after commit",
-      server: { kind: "group-commit", pid: server.pid },
-      baseUrl: server.url,
-      requests: bareEventRequests(),
-    });
-  } finally {
-    await server.stop();
-    data.remove();
-  }
+export function benchEventRecordsCeiling(lab: Lab): Promise<LoadFigure> {
+  return measureGroupCommit(lab, "tracking", {
+    id: EVENT_RECORDS_ID,
+    title: "bare uWebSockets.js POST storing each /event body as the service does (event, user, company, analytics cells), one commit per turn, answered after commit",
+    requests: bareEventRequests(),
+  });
 }
 
 /** The size of an evaluation answer at `features` features (a typical context, as the benchmark's fixtures give). */
@@ -130,24 +127,14 @@ export async function benchAnswerTransport(lab: Lab, featureCounts: readonly num
 }
 
 /** The /bulk ceiling: the same mixed bodies parsed and each item put on its own, one commit per turn, answered after it. */
-export async function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
-  const data = tempDir("switchyard-bench-bulk-ceiling-");
-  const server = await startGroupCommitServer(data.path, "items");
+export function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
   const app = { publishableKey: "", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
-  try {
-    return await measure(lab, {
-      id: BULK_CEILING_ID,
-      section: "baseline",
-      title: "bare uWebSockets.js POST of mixed bulk bodies, each item put in LMDB, one commit per turn, answered after commit",
-      server: { kind: "group-commit", pid: server.pid },
-      baseUrl: server.url,
-      requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })),
-      itemsPerRequest: 1000,
-      connections: BULK_CONNECTIONS,
-      minDurationSeconds: 2,
-    });
-  } finally {
-    await server.stop();
-    data.remove();
-  }
+  return measureGroupCommit(lab, "items", {
+    id: BULK_CEILING_ID,
+    title: "bare uWebSockets.js POST of mixed bulk bodies, each item put in LMDB, one commit per turn, answered after commit",
+    requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })),
+    itemsPerRequest: 1000,
+    connections: BULK_CONNECTIONS,
+    minDurationSeconds: 2,
+  });
 }
