@@ -103,8 +103,8 @@ interface SentEntity {
 }
 
 /**
- * The answer's bytes from the flat query (a view of the writer's reused buffer, or of the room claimed in `target`), or undefined when a stored entity is
- * not flat-safe (the nested path then decides).
+ * The answer's bytes from the flat query (a view of the writer's reused buffer, or of the room claimed in `target`),
+ * or undefined when a stored entity is not flat-safe (the nested path then decides).
  */
 function evaluateFlat(
   jobContext: JobContext,

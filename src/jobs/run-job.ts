@@ -39,8 +39,9 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
  * data.
  *
  * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
- * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their entries in the result are undefined, unless a later
- * failure replaces them (a commit that failed for `/features/enabled`).
+ * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their
+ * entries in the result are undefined, unless a later failure replaces them (a commit that failed for
+ * `/features/enabled`).
  */
 export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]>;
 export function runJobs(
