@@ -9,13 +9,12 @@
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
-import { bareEventRequests } from "./baselines/transport.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
 import { STAGES } from "./support/cpu-stages.js";
-import { BULK_SIZE, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
+import { BULK_SIZE, bareBulkMixedRequests, bareEventRequests, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
 
 const SCENARIOS = [
   "evaluate-10",
@@ -96,8 +95,7 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   }
   if (scenario === "bulk-ceiling") {
     const server = await startGroupCommitServer(dataDir, "items");
-    const app = { publishableKey: "unused", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
-    return { server, requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })) };
+    return { server, requests: bareBulkMixedRequests() };
   }
   if (scenario === "hello-get" || scenario === "hello-post") {
     const server = await startHelloServer("uws", scenario === "hello-get" ? options.bodyBytes : undefined);

@@ -1,8 +1,7 @@
 /** Hello-world servers under the same load as the service: the transport ceiling every HTTP figure is compared with. */
 import { compileRuleset, contextValues, writeAnswer } from "../../src/evaluation/index.js";
-import { bulkMixedRequests } from "../serving/requests.js";
-import { contextObject, DISTINCT_USERS, eventBody, featureDefinitions } from "../support/fixtures.js";
-import type { RequestSpec } from "../support/load.js";
+import { bareBulkMixedRequests, bareEventRequests } from "../serving/requests.js";
+import { contextObject, eventBody, featureDefinitions } from "../support/fixtures.js";
 import type { GroupCommitMode } from "./group-commit-server.js";
 import { measure, type Lab, type LoadFigure } from "../support/lab.js";
 import { startGroupCommitServer, startHelloServer, tempDir } from "../support/processes.js";
@@ -75,11 +74,6 @@ async function measureGroupCommit(
   }
 }
 
-/** The event scenario's bodies (1,000 users in turn) without the service's key: for the bare servers. */
-export function bareEventRequests(): RequestSpec[] {
-  return Array.from({ length: DISTINCT_USERS }, (_, index) => ({ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(index)) }));
-}
-
 /**
  * The group-commit server storing each `/event` body as the service does (its user, company and analytics cells, by
  * the service's own tracking writer, one shared transaction per turn) and nothing else: no routing, keys or
@@ -128,11 +122,10 @@ export async function benchAnswerTransport(lab: Lab, featureCounts: readonly num
 
 /** The /bulk ceiling: the same mixed bodies parsed and each item put on its own, one commit per turn, answered after it. */
 export function benchBulkCeiling(lab: Lab): Promise<LoadFigure> {
-  const app = { publishableKey: "", secretKey: "", trackingKey: "", appId: "", environmentId: "", features: 0 };
   return measureGroupCommit(lab, "items", {
     id: BULK_CEILING_ID,
     title: "bare uWebSockets.js POST of mixed bulk bodies, each item put in LMDB, one commit per turn, answered after commit",
-    requests: bulkMixedRequests(app).map((request) => ({ ...request, headers: { "Content-Type": "application/json" } })),
+    requests: bareBulkMixedRequests(),
     itemsPerRequest: 1000,
     connections: BULK_CONNECTIONS,
     minDurationSeconds: 2,

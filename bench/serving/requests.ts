@@ -57,6 +57,24 @@ export function bulkMixedRequests(app: SeededApp): RequestSpec[] {
   return Array.from({ length: 8 }, (_, index) => ({ method: "POST", path: "/bulk", headers, body: JSON.stringify(bulkMixedBody(BULK_SIZE, 100 + index)) }));
 }
 
+/** An app with no keys: for request streams sent to the bare baseline servers, which read none. */
+const NO_KEYS: SeededApp = { appId: "", environmentId: "", publishableKey: "", secretKey: "", trackingKey: "", features: 0 };
+
+/** A stream as the bare baseline servers take it: the same bodies, with no key. */
+function withoutKey(requests: RequestSpec[]): RequestSpec[] {
+  return requests.map((request) => ({ ...request, headers: { "Content-Type": "application/json" } }));
+}
+
+/** The event scenario's bodies (1,000 users in turn) for the bare servers. */
+export function bareEventRequests(): RequestSpec[] {
+  return withoutKey(eventRequests(NO_KEYS));
+}
+
+/** The mixed `/bulk` bodies for the bare servers (the /bulk ceiling). */
+export function bareBulkMixedRequests(): RequestSpec[] {
+  return withoutKey(bulkMixedRequests(NO_KEYS));
+}
+
 /** 80 % evaluation, 20 % tracking: four evaluations, then one event, over and over. */
 export function mixedRequests(app: SeededApp): RequestSpec[] {
   // Distinct contexts for the evaluations, so the answer cache does not carry the mix.
