@@ -7,6 +7,7 @@
  * outcome (by serializeEvaluation, so they are exactly its text) and copied from then on. The answer is assembled in
  * a buffer reused from call to call: no string is built, flattened or UTF-8 encoded per request.
  */
+import { ChunkedViews } from "./chunked-views.js";
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
 import type { EvaluationScope } from "./compile-filter.js";
 import { evaluatedFeature } from "./evaluated-feature.js";
@@ -289,22 +290,15 @@ function encodeItem(item: EvaluatedFeature): Uint8Array {
  * others long dropped. Items larger than a sixteenth of a chunk get buffers of their own.
  */
 const ITEM_CHUNK_BYTES = 256 * 1024;
-let itemChunk = new Uint8Array(ITEM_CHUNK_BYTES);
-let itemChunkUsed = 0;
+const itemChunks = new ChunkedViews(() => new Uint8Array(ITEM_CHUNK_BYTES));
 
 function encodeKeptItem(item: EvaluatedFeature): Uint8Array {
   const text = itemText(item);
   // UTF-8 takes at most three bytes per UTF-16 code unit.
   const most = text.length * 3;
   if (most > ITEM_CHUNK_BYTES / 16) return encoder.encode(text);
-  if (itemChunkUsed + most > ITEM_CHUNK_BYTES) {
-    itemChunk = new Uint8Array(ITEM_CHUNK_BYTES);
-    itemChunkUsed = 0;
-  }
-  const { written } = encoder.encodeInto(text, itemChunk.subarray(itemChunkUsed, itemChunkUsed + most));
-  const bytes = itemChunk.subarray(itemChunkUsed, itemChunkUsed + written);
-  itemChunkUsed += written;
-  return bytes;
+  const { written } = encoder.encodeInto(text, itemChunks.room(most));
+  return itemChunks.take(written);
 }
 
 function booleansOf(bits: number, count: number): boolean[] {

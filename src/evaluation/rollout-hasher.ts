@@ -9,6 +9,7 @@
  * message words once, the rounds that read only those words are run once, and a value costs one compression.
  */
 import { encodeLikeJsSha256, ROLLOUT_SCALE, rolloutBucket } from "./rollout-hash.js";
+import { ChunkedViews } from "./chunked-views.js";
 import { SHA256_ROUND_CONSTANTS } from "./sha256-constants.js";
 import { input as laneWords, LANES } from "./sha256x4.js";
 
@@ -28,17 +29,11 @@ const schedule = new Int32Array(64);
  * a 64-byte array of its own, their first reads missed the caches: at 1,000 features the prefix copy in fillLane was
  * 7.3 % of an in-process evaluation's samples, and 5.2 % with the chunks.
  */
-const PREFIX_CHUNK_WORDS = 16 * 4_096;
-let prefixChunk = new Int32Array(PREFIX_CHUNK_WORDS);
-let prefixChunkUsed = 0;
+const prefixChunks = new ChunkedViews(() => new Int32Array(16 * 4_096));
 
 function newPrefixWords(): Int32Array {
-  if (prefixChunkUsed + 16 > PREFIX_CHUNK_WORDS) {
-    prefixChunk = new Int32Array(PREFIX_CHUNK_WORDS);
-    prefixChunkUsed = 0;
-  }
-  prefixChunkUsed += 16;
-  return prefixChunk.subarray(prefixChunkUsed - 16, prefixChunkUsed);
+  prefixChunks.room(16);
+  return prefixChunks.take(16);
 }
 
 export class RolloutHasher {
