@@ -7,6 +7,7 @@ import { evaluateJob } from "../jobs/evaluate-job.js";
 import type { Batch, EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
 import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
+import { BatchGate } from "./batch-gate.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
 export interface Executor {
@@ -31,6 +32,15 @@ export interface TrackingStats {
 }
 
 const CONCURRENT_TASKS_PER_WORKER = 16;
+/**
+ * Mean answer size from which evaluations go one batch per worker at a time (BatchGate). Answer size stands for the
+ * worker's time per evaluation: at 10 features (~3 KB answers) a batch is short next to the message's round trip and
+ * batches sent as they come served 8-15 % more; at 50 and 200 features (15 and 60 KB) one batch per worker served
+ * ~10 % more (docs/BENCHMARKS.md).
+ */
+const LARGE_ANSWER_BYTES = 8 * 1024;
+/** Weight of the latest batch in the running mean of answer sizes. */
+const ANSWER_SIZE_WEIGHT = 0.1;
 /** Answer buffers kept for reuse: enough for every task in flight. */
 const MAX_SPARE_BUFFERS = 64;
 /** Shared memory per worker for its answers: 64 batches of 1,000-feature answers. */
@@ -134,13 +144,23 @@ export function createPoolExecutor(options: PoolOptions): Executor {
   let queue: Waiting[] = [];
   let scheduled = false;
   let pending = 0;
+  /** Evaluations go one batch per worker at a time while their answers are large (see BatchGate for why). */
+  const evaluations = new BatchGate<Waiting>(options.threads, options.maxBatch, (batch) => dispatch(batch, true));
+  let meanAnswerBytes = 0;
+
+  function noteAnswerSizes(results: readonly JobResult[]): void {
+    let bytes = 0;
+    for (const result of results) bytes += result.body.length;
+    meanAnswerBytes += ANSWER_SIZE_WEIGHT * (bytes / Math.max(1, results.length) - meanAnswerBytes);
+    evaluations.limit(meanAnswerBytes >= LARGE_ANSWER_BYTES ? 1 : undefined);
+  }
   /**
    * Answer buffers back from the workers, sent out again with the next batches: a new buffer per batch, moved to this
    * thread, made V8 run a full collection many times a second for the external memory (88 in 5 s at 50 features).
    */
   const spareBuffers: ArrayBuffer[] = [];
 
-  function dispatch(batch: Waiting[]): void {
+  function dispatch(batch: Waiting[], answering: boolean): void {
     // The largest spare: the one most likely to hold the whole batch (a worker allocates anew when it does not).
     let largest = -1;
     for (let index = 0; index < spareBuffers.length; index++) if (largest < 0 || spareBuffers[index]!.byteLength > spareBuffers[largest]!.byteLength) largest = index;
@@ -156,6 +176,11 @@ export function createPoolExecutor(options: PoolOptions): Executor {
         const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
         const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion));
         pending -= batch.length;
+        // The next batch leaves before these answers are written, so that the worker evaluates it meanwhile.
+        if (answering) {
+          noteAnswerSizes(results);
+          evaluations.returned();
+        }
         for (let index = 0; index < batch.length; index++) batch[index]!.resolve(results[index]!);
         // The answers are views of the ring or buffer; the front end copies them when it writes them, in the promise
         // reactions of the resolves above, which all run before this.
@@ -166,10 +191,12 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       },
       (error: unknown) => {
         pending -= batch.length;
+        if (answering) evaluations.returned();
         for (const waiting of batch) waiting.reject(error);
       },
     );
   }
+
 
   function flush(): void {
     scheduled = false;
@@ -177,17 +204,15 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     queue = [];
     // A batch answers when its last job does: jobs that wait for a commit (`/features/enabled`, `/bulk`) travel apart
     // from evaluations, so that no evaluation's answer waits behind a commit.
-    const answering: Waiting[] = [];
     const committing: Waiting[] = [];
-    for (const entry of waiting) (waitsForCommit(entry.job) ? committing : answering).push(entry);
-    spread(answering);
-    spread(committing);
-  }
-
-  /** Spreads what arrived together over the threads, each batch at most maxBatch long. */
-  function spread(waiting: Waiting[]): void {
-    const size = Math.min(options.maxBatch, Math.max(1, Math.ceil(waiting.length / options.threads)));
-    for (let start = 0; start < waiting.length; start += size) dispatch(waiting.slice(start, start + size));
+    for (const entry of waiting) {
+      if (waitsForCommit(entry.job)) committing.push(entry);
+      else evaluations.add(entry);
+    }
+    evaluations.release();
+    // Jobs that wait for a commit go at once: a worker takes them in together and they share its next commit.
+    const size = Math.min(options.maxBatch, Math.max(1, Math.ceil(committing.length / options.threads)));
+    for (let start = 0; start < committing.length; start += size) dispatch(committing.slice(start, start + size), false);
   }
 
   return {
