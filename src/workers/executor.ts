@@ -34,9 +34,9 @@ export interface TrackingStats {
 const CONCURRENT_TASKS_PER_WORKER = 16;
 /**
  * Mean answer size from which evaluations go one batch per worker at a time (BatchGate). Answer size stands for the
- * worker's time per evaluation: at 10 features (~3 KB answers) a batch is short next to the message's round trip and
- * batches sent as they come served 8-15 % more; at 50 and 200 features (15 and 60 KB) one batch per worker served
- * ~10 % more (docs/BENCHMARKS.md).
+ * worker's time per evaluation: at 10 features (~3 KB answers) a batch is short next to the message's round trip, and
+ * one batch per worker served 8-22 % less than batches sent as they come; at 50 and 200 features (15 and 60 KB) it
+ * served 10-30 % more (docs/BENCHMARKS.md).
  */
 const LARGE_ANSWER_BYTES = 8 * 1024;
 /** Weight of the latest batch in the running mean of answer sizes. */
@@ -196,7 +196,6 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       },
     );
   }
-
 
   function flush(): void {
     scheduled = false;
