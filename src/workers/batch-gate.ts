@@ -36,20 +36,17 @@ export class BatchGate<T> {
   /** Sends what waits, spread over the threads (over the free slots when limited). */
   release(): void {
     if (this.perThread === undefined) {
-      const size = this.sizeFor(this.threads);
-      while (this.waiting.length > 0) this.sendNext(size);
+      sendSpread(this.waiting.splice(0), this.threads, this.maxBatch, (batch) => this.sendOut(batch));
       return;
     }
-    for (let free = this.threads * this.perThread - this.inFlight; free > 0 && this.waiting.length > 0; free--) this.sendNext(this.sizeFor(free));
+    for (let free = this.threads * this.perThread - this.inFlight; free > 0 && this.waiting.length > 0; free--) {
+      this.sendOut(this.waiting.splice(0, batchSize(this.waiting.length, free, this.maxBatch)));
+    }
   }
 
-  private sizeFor(shares: number): number {
-    return Math.min(this.maxBatch, Math.max(1, Math.ceil(this.waiting.length / shares)));
-  }
-
-  private sendNext(size: number): void {
+  private sendOut(batch: T[]): void {
     this.inFlight++;
-    this.send(this.waiting.splice(0, size));
+    this.send(batch);
   }
 
   /** A batch came back: its slot is free, and what waited leaves at once. */
@@ -62,4 +59,15 @@ export class BatchGate<T> {
   get queued(): number {
     return this.waiting.length;
   }
+}
+
+/** The size of each batch when `count` items are shared out evenly over `shares`, none longer than maxBatch. */
+function batchSize(count: number, shares: number, maxBatch: number): number {
+  return Math.min(maxBatch, Math.max(1, Math.ceil(count / shares)));
+}
+
+/** Sends `items` in order, in batches spread evenly over `shares`, none longer than maxBatch. */
+export function sendSpread<T>(items: readonly T[], shares: number, maxBatch: number, send: (batch: T[]) => void): void {
+  const size = batchSize(items.length, shares, maxBatch);
+  for (let start = 0; start < items.length; start += size) send(items.slice(start, start + size));
 }

@@ -7,7 +7,7 @@ import { evaluateJob } from "../jobs/evaluate-job.js";
 import type { Batch, EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
 import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
-import { BatchGate } from "./batch-gate.js";
+import { BatchGate, sendSpread } from "./batch-gate.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
 export interface Executor {
@@ -210,8 +210,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     }
     evaluations.release();
     // Jobs that wait for a commit go at once: a worker takes them in together and they share its next commit.
-    const size = Math.min(options.maxBatch, Math.max(1, Math.ceil(committing.length / options.threads)));
-    for (let start = 0; start < committing.length; start += size) dispatch(committing.slice(start, start + size), false);
+    sendSpread(committing, options.threads, options.maxBatch, (batch) => dispatch(batch, false));
   }
 
   return {
