@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rolloutBucket } from "./rollout-hash.js";
 import { bucketOfFirstWord, RolloutHasher } from "./rollout-hasher.js";
-import { compressLanes, LANES, output } from "./sha256x4.js";
+import { compressLanes, LANES, lanes, prefixCount } from "./sha256x4.js";
 
 describe("RolloutHasher", () => {
   it("gives the contract's vectors", () => {
@@ -32,6 +32,14 @@ describe("RolloutHasher", () => {
     }
   });
 
+  it("keeps every prefix's block when the table grows past its first page, and shares a prefix's block", () => {
+    const hashers = Array.from({ length: 3_000 }, (_, index) => new RolloutHasher(`growth-key-${index}.`));
+    for (const [index, hasher] of hashers.entries()) expect(hasher.bucket(`u${index}`)).toBe(rolloutBucket(`growth-key-${index}.u${index}`));
+    const held = prefixCount();
+    expect(new RolloutHasher("growth-key-0.").bucket("u0")).toBe(rolloutBucket("growth-key-0.u0"));
+    expect(prefixCount()).toBe(held);
+  });
+
   it("fills four lanes that hash like rolloutBucket, one value under keys of every alignment and values in turn", () => {
     const text = fc.oneof(fc.string({ maxLength: 50 }), fc.string({ unit: "binary", maxLength: 20 }));
     fc.assert(
@@ -45,7 +53,7 @@ describe("RolloutHasher", () => {
             else expect(Buffer.byteLength(prefix + value) > 55 || /[^\x00-\x7f]/.test(value)).toBe(true);
           });
           compressLanes();
-          for (const { prefix, value, lane } of filled) expect(bucketOfFirstWord(output[lane]!)).toBe(rolloutBucket(prefix + value));
+          for (const { prefix, value, lane } of filled) expect(bucketOfFirstWord(lanes.output[lane]!)).toBe(rolloutBucket(prefix + value));
         }
       }),
       { numRuns: 1_000 },

@@ -9,7 +9,7 @@
 import type { EvaluationScope } from "./compile-filter.js";
 import { bucketOfFirstWord } from "./rollout-hasher.js";
 import { type RolloutSlot, UNKNOWN_BUCKET } from "./rollout-hash.js";
-import { compressLanes, LANES, output } from "./sha256x4.js";
+import { compressLanes, LANES, lanes } from "./sha256x4.js";
 
 const laneSlots = new Int32Array(LANES);
 
@@ -76,8 +76,8 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
     return (buckets[slot] = bucket);
   }
   laneSlots[0] = slot;
-  let lanes = 1;
-  for (let next = slot + 1; next < slots.length && lanes < LANES; next++) {
+  let filled = 1;
+  for (let next = slot + 1; next < slots.length && filled < LANES; next++) {
     if (buckets[next] !== UNRESOLVED) continue;
     const other = slots[next]!;
     if (!other.speculate) continue;
@@ -86,13 +86,13 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
     const row = rows[other.rowsIndex];
     if (row === undefined ? !other.rows.bypassing : row !== null && row[other.column] !== UNKNOWN_BUCKET) continue;
     const otherValue = values[other.fieldId];
-    if (otherValue !== undefined && other.hasher.fillLane(otherValue, lanes)) laneSlots[lanes++] = next;
+    if (otherValue !== undefined && other.hasher.fillLane(otherValue, filled)) laneSlots[filled++] = next;
   }
   compressLanes();
-  batchedBuckets.count += lanes;
-  for (let lane = 0; lane < lanes; lane++) {
+  batchedBuckets.count += filled;
+  for (let lane = 0; lane < filled; lane++) {
     const laneSlot = laneSlots[lane]!;
-    const bucket = bucketOfFirstWord(output[lane]!);
+    const bucket = bucketOfFirstWord(lanes.output[lane]!);
     buckets[laneSlot] = lane === 0 ? bucket : speculated(bucket);
     const laneOwner = slots[laneSlot]!;
     const row = rows[laneOwner.rowsIndex];

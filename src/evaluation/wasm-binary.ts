@@ -9,9 +9,13 @@ export const op = {
   localGet: (index: number) => [0x20, ...unsigned(index)],
   localSet: (index: number) => [0x21, ...unsigned(index)],
   i32Const: (value: number) => [0x41, ...signed(value | 0)],
-  /** v128 load/store with a 16-byte-aligned static offset. */
-  v128Load: (offset: number) => [0xfd, ...unsigned(0x00), ...unsigned(4), ...unsigned(offset)],
-  v128Store: (offset: number) => [0xfd, ...unsigned(0x0b), ...unsigned(4), ...unsigned(offset)],
+  /** i32 load with a 4-byte-aligned static offset. */
+  i32Load: (offset: number) => [0x28, ...unsigned(2), ...unsigned(offset)],
+  /** v128 load/store with a static offset; `alignLog2` 4 promises a 16-byte-aligned address, 0 promises nothing. */
+  v128Load: (offset: number, alignLog2 = 4) => [0xfd, ...unsigned(0x00), ...unsigned(alignLog2), ...unsigned(offset)],
+  v128Store: (offset: number, alignLog2 = 4) => [0xfd, ...unsigned(0x0b), ...unsigned(alignLog2), ...unsigned(offset)],
+  /** Bytes of two v128 operands picked by 16 indices (0–15 the first, 16–31 the second). */
+  i8x16Shuffle: (lanes: readonly number[]) => [0xfd, ...unsigned(0x0d), ...lanes],
   i32x4Splat: [0xfd, ...unsigned(0x11)],
   v128And: [0xfd, ...unsigned(0x4e)],
   v128Or: [0xfd, ...unsigned(0x50)],
