@@ -85,7 +85,8 @@ function evaluationBound(features: number, report: BenchReport, comparison: (id:
   const one = workers.find((point) => point.x === 1);
   const two = workers.find((point) => point.x === 2);
   if (features > 50 && one !== undefined && two !== undefined && finite(one.value) && finite(two.value)) {
-    parts.push(`evaluation runs on one worker thread by default (cores − 1); at 50 features a second worker served ${percent(two.value / one.value - 1)} more in this run`);
+    const change = two.value / one.value - 1;
+    parts.push(`evaluation runs on one worker thread by default (cores − 1); at 50 features a second worker served ${percent(Math.abs(change))} ${change >= 0 ? "more" : "less"} in this run`);
   }
   const text = parts.length > 0 ? `${capitalise(parts.join("; "))}.` : "This run measured no bound for it.";
   const own = figure(evaluateId(features));

@@ -9,7 +9,7 @@
  * in sha256x4's prefix table, and a value costs its bytes written once and a quarter of a compression.
  */
 import { encodeLikeJsSha256, ROLLOUT_SCALE, rolloutBucket } from "./rollout-hash.js";
-import { compressLanes, lanes, prefixAddress, valueSlot } from "./sha256x4.js";
+import { compressLanes, lanes, prefixAddress, setLane, valueSlot } from "./sha256x4.js";
 
 /** The longest message one block holds: 64 bytes less the 0x80 marker and the 8-byte length. */
 const ONE_BLOCK_BYTES = 55;
@@ -37,11 +37,7 @@ export class RolloutHasher {
     if (length > ONE_BLOCK_BYTES) return false;
     const slot = valueSlot(value);
     if (slot < 0) return false;
-    const params = lanes.params;
-    params[lane * 3] = this.prefixAddress;
-    params[lane * 3 + 1] = prefixLength;
-    params[lane * 3 + 2] = slot;
-    lanes.lengthBits[lane] = length * 8;
+    setLane(lane, this.prefixAddress, prefixLength, slot, value.length);
     return true;
   }
 

@@ -228,6 +228,15 @@ export function prefixCount(): number {
   return prefixAddresses.size;
 }
 
+/** Sets lane `lane` to hash the prefix at `prefixAt` (`prefixLength` bytes) followed by the value in slot `valueAt`. */
+export function setLane(lane: number, prefixAt: number, prefixLength: number, valueAt: number, valueLength: number): void {
+  const params = lanes.params;
+  params[lane * PARAMS_PER_LANE] = prefixAt;
+  params[lane * PARAMS_PER_LANE + 1] = prefixLength;
+  params[lane * PARAMS_PER_LANE + 2] = valueAt;
+  lanes.lengthBits[lane] = (prefixLength + valueLength) * 8;
+}
+
 export function compressLanes(): void {
   instance.compress();
 }

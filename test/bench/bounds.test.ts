@@ -105,4 +105,18 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("26.0 µs before any evaluation");
     expect(line).toContain("took 9.0 µs more, 35.0 µs before the rules themselves");
   });
+
+  it("says whether a second worker served more or less at 50 features, without a signed percentage", () => {
+    const lineWith = (twoWorkers: number) => {
+      const measured = measurements([
+        figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+        figure("evaluate-50", 20_000, SERVICE),
+        figure("executor-pool-2-evaluate-50", twoWorkers, { kind: "service", workers: 2, native: true }),
+        figure("evaluate-200", 5_000, SERVICE),
+      ]);
+      return boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **evaluate-200** ("))!;
+    };
+    expect(lineWith(19_000)).toContain("a second worker served 5.0 % less in this run");
+    expect(lineWith(22_000)).toContain("a second worker served 10.0 % more in this run");
+  });
 });
