@@ -1,34 +1,47 @@
 /**
- * Evaluation alone, in-process: writeAnswer (src/evaluation/answer-writer.ts) over distinct contexts drawn like the
- * service's traffic (10,000 users × 200 companies, the bench's rules), without HTTP, threads or the remote context.
+ * Evaluation alone, in-process: writeAnswer (src/evaluation/answer-writer.ts) over the bench's distinct-context
+ * queries (10,000 users × 200 companies, the bench's rules), each merged with its seeded user's and company's stored
+ * attributes as remote context does, without HTTP, threads or the store.
  * Prints µs per answer for each timed round, so builds can be compared side by side and profiled with
  * `node --cpu-prof`.
  */
 import { parseArgs } from "node:util";
 import { compileRuleset } from "../../src/evaluation/compile-ruleset.js";
+import { contextFromQuery } from "../../src/evaluation/context-from-query.js";
 import { contextValues } from "../../src/evaluation/evaluate-ruleset.js";
 import { writeAnswer, type AnswerTarget } from "../../src/evaluation/answer-writer.js";
-import { seededRandom } from "../../tools/support/seeded-random.js";
-import { featureDefinitions, trafficContextParams } from "../support/fixtures.js";
+import { featureDefinitions, trafficEntitiesBodies, trafficQueries } from "../support/fixtures.js";
 
 const USAGE = `node dist/bench/evaluation/write-answer.js [--features N] [--rounds N] [--answers N]
 
-Evaluation alone, in-process: writeAnswer over distinct contexts (10,000 users × 200 companies, the bench's rules),
-no HTTP, threads or remote context. Prints µs per answer for each timed round (after one untimed warm-up round).
+Evaluation alone, in-process: writeAnswer over the bench's distinct-context queries (10,000 users × 200 companies,
+the bench's rules), merged with the seeded users' and companies' attributes; no HTTP, threads or store. Prints µs
+per answer for each timed round (after one untimed warm-up round).
   --features N   features in the ruleset (default 200)
   --rounds N     timed rounds (default 8)
   --answers N    answers per round (default 20,000 at up to 200 features, 4,000 above)
 `;
 
-/** The traffic's context as the query string would give it, plus the attributes the remote context would add. */
-function trafficContext(user: number, company: number, index: number): Record<string, Record<string, string>> {
-  const context: Record<string, Record<string, string>> = {};
-  for (const [name, value] of trafficContextParams(user, company)) {
-    const [, kind, attribute] = name.split(".") as [string, string, string];
-    (context[kind] ??= {})[attribute] = value;
+/** The stored attributes of the traffic's users and companies, by kind and id, as the bench seeds them. */
+function storedAttributes(): Map<string, Record<string, unknown>> {
+  const stored = new Map<string, Record<string, unknown>>();
+  for (const item of trafficEntitiesBodies().flat()) {
+    const key = item.type === "user" ? `user\u0000${String(item.userId)}` : `company\u0000${String(item.companyId)}`;
+    stored.set(key, item.attributes as Record<string, unknown>);
   }
-  context.company!.createdAt = `2024-0${1 + (index % 9)}-01`;
-  context.user!.role = index % 5 === 0 ? "admin" : "member";
+  return stored;
+}
+
+/** The context of a traffic query as evaluation sees it: the query's, over the stored attributes (remote context). */
+function trafficContext(query: string, stored: Map<string, Record<string, unknown>>): Record<string, unknown> {
+  const parsed = contextFromQuery(query);
+  if (!parsed.ok) throw new Error(`bench query refused: ${query}`);
+  const context = parsed.context;
+  for (const kind of ["user", "company"] as const) {
+    const sent = context[kind] as Record<string, unknown> | undefined;
+    const attributes = sent === undefined ? undefined : stored.get(`${kind}\u0000${String(sent.id)}`);
+    if (attributes !== undefined) context[kind] = { ...attributes, ...sent };
+  }
   return context;
 }
 
@@ -53,10 +66,8 @@ function main(): void {
   const rounds = Number(values.rounds ?? 8);
   const answers = Number(values.answers ?? (features > 200 ? 4_000 : 20_000));
   const ruleset = compileRuleset(featureDefinitions(features));
-  const random = seededRandom(7);
-  const contexts = Array.from({ length: 40_000 }, (_, index) =>
-    contextValues(ruleset, trafficContext(Math.floor(random() * 10_000), Math.floor(random() * 200), index)),
-  );
+  const stored = storedAttributes();
+  const contexts = trafficQueries(40_000).map((query) => contextValues(ruleset, trafficContext(query, stored)));
   const options = { flagStateVersion: 1, remoteContextUsed: true, target: answerTarget() };
   let bytes = 0;
   const figures: string[] = [];
