@@ -19,7 +19,11 @@ export function rolloutBucket(hashInput: string): number {
   const data = SURROGATE.test(hashInput) ? encodeLikeJsSha256(hashInput) : hashInput;
   const digest = hash("sha256", data, "binary");
   // The low 20 bits of the first four bytes read as a little-endian uint32: bytes 0, 1 and the low nibble of byte 2.
-  const low20 = digest.charCodeAt(0) | (digest.charCodeAt(1) << 8) | ((digest.charCodeAt(2) & 0x0f) << 16);
+  return bucketOfLow20(digest.charCodeAt(0) | (digest.charCodeAt(1) << 8) | ((digest.charCodeAt(2) & 0x0f) << 16));
+}
+
+/** The bucket of a digest whose first four bytes, read as a little-endian uint32, have these low 20 bits. */
+export function bucketOfLow20(low20: number): number {
   return Math.floor((low20 / LOW_20_BITS) * ROLLOUT_SCALE);
 }
 

@@ -8,12 +8,11 @@
  * (CPU profile of GET /features/evaluated, 50 features, distinct contexts). Here the key's bytes are laid out once,
  * in sha256x4's prefix table, and a value costs its bytes written once and a quarter of a compression.
  */
-import { encodeLikeJsSha256, ROLLOUT_SCALE, rolloutBucket } from "./rollout-hash.js";
+import { bucketOfLow20, encodeLikeJsSha256, rolloutBucket } from "./rollout-hash.js";
 import { compressLanes, lanes, prefixAddress, setLane, valueSlot } from "./sha256x4.js";
 
 /** The longest message one block holds: 64 bytes less the 0x80 marker and the 8-byte length. */
 const ONE_BLOCK_BYTES = 55;
-const LOW_20_BITS = 0xfffff;
 
 export class RolloutHasher {
   private readonly prefixLength: number;
@@ -51,6 +50,5 @@ export class RolloutHasher {
 
 /** The rollout bucket of a digest whose first (big-endian) word is `first`: its first bytes read little-endian. */
 export function bucketOfFirstWord(first: number): number {
-  const low20 = ((first >>> 24) & 0xff) | (((first >>> 16) & 0xff) << 8) | (((first >>> 8) & 0x0f) << 16);
-  return Math.floor((low20 / LOW_20_BITS) * ROLLOUT_SCALE);
+  return bucketOfLow20(((first >>> 24) & 0xff) | (((first >>> 16) & 0xff) << 8) | (((first >>> 8) & 0x0f) << 16));
 }
