@@ -28,7 +28,7 @@ export class RolloutHasher {
 
   /**
    * Sets lane `lane` of sha256x4 to hash `<prefix><value>`, and answers true; false (nothing written) when it does
-   * not fit one block or the value is not ASCII — bucket() handles those.
+   * not fit one block or the value is not ASCII — bucketByNodeCrypto() handles those.
    */
   fillLane(value: string, lane: number): boolean {
     const prefixLength = this.prefixLength;
@@ -42,9 +42,14 @@ export class RolloutHasher {
 
   /** The bucket (0..100000) of `<prefix><value>`, equal to rolloutBucket's. */
   bucket(value: string): number {
-    if (!this.fillLane(value, 0)) return rolloutBucket(this.prefix + value);
+    if (!this.fillLane(value, 0)) return this.bucketByNodeCrypto(value);
     compressLanes();
     return bucketOfFirstWord(lanes.output[0]!);
+  }
+
+  /** The bucket of an input fillLane refused (longer than a block, or a value not ASCII). */
+  bucketByNodeCrypto(value: string): number {
+    return rolloutBucket(this.prefix + value);
   }
 }
 

@@ -71,7 +71,7 @@ function resolveBucket(scope: EvaluationScope, slot: number, value: string): num
   const ownRow = rowOf(scope, own, value);
   if (ownRow !== null && ownRow[own.column] !== UNKNOWN_BUCKET) return (buckets[slot] = ownRow[own.column]!);
   if (!own.hasher.fillLane(value, 0)) {
-    const bucket = own.hasher.bucket(value);
+    const bucket = own.hasher.bucketByNodeCrypto(value);
     if (ownRow !== null) ownRow[own.column] = bucket;
     return (buckets[slot] = bucket);
   }
