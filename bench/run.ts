@@ -14,6 +14,7 @@ import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
 import { benchAnswerTransport, benchBulkCeiling, benchEventRecordsCeiling, benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
+import { benchEvaluationAlone, type EvaluationAloneFigure } from "./evaluation/write-answer.js";
 import { benchRolloutHash } from "./evaluation/rollout-hash.js";
 import { benchSharedCopy } from "./workers/shared-copy.js";
 import { renderMarkdown } from "./report/markdown.js";
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   let micro: MicroFigure[] = [];
   let lmdbPuts: LmdbPutsFigure | { failure: string } = { failure: "not run" };
   let bulkRecords: BulkRecordsFigure | { failure: string } = { failure: "not run" };
+  let evaluationAlone: EvaluationAloneFigure[] | { failure: string } = { failure: "not run" };
   let nativeFreeFailure: string | undefined;
   let storedData: StoredDataPoint[] = [];
   const stages: StageFigure[] = [];
@@ -90,6 +92,9 @@ async function main(): Promise<void> {
         ...(await benchEventCodec(mode.micro)),
         ...(await benchTrackingBulk(mode.micro)),
       ];
+    });
+    await phase("evaluation alone", async () => {
+      evaluationAlone = benchEvaluationAlone(lab, mode.featureCounts);
     });
     await phase("raw LMDB puts", async () => {
       lmdbPuts = await benchLmdbPuts(lab);
@@ -238,6 +243,7 @@ async function main(): Promise<void> {
     micro,
     lmdbPuts,
     bulkRecords,
+    evaluationAlone,
     eventRecordBytes: eventRecordSizes(),
     load,
     nativeFreeFailure,

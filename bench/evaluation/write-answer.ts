@@ -2,15 +2,20 @@
  * Evaluation alone, in-process: writeAnswer (src/evaluation/answer-writer.ts) over the bench's distinct-context
  * queries (10,000 users × 200 companies, the bench's rules), each merged with its seeded user's and company's stored
  * attributes as remote context does, without HTTP, threads or the store.
- * Prints µs per answer for each timed round, so builds can be compared side by side and profiled with
- * `node --cpu-prof`.
+ *
+ * Run on its own, it prints µs per answer for each timed round, so builds can be compared side by side and profiled
+ * with `node --cpu-prof`. `npm run bench` runs it too (benchEvaluationAlone): one thread's evaluation alone bounds
+ * what a worker thread can answer, whatever the rest costs (the report's bounds of the evaluate-N targets).
  */
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { compileRuleset } from "../../src/evaluation/compile-ruleset.js";
 import { contextFromQuery } from "../../src/evaluation/context-from-query.js";
 import { contextValues } from "../../src/evaluation/evaluate-ruleset.js";
 import { writeAnswer, type AnswerTarget } from "../../src/evaluation/answer-writer.js";
 import { featureDefinitions, trafficEntitiesBodies, trafficQueries } from "../support/fixtures.js";
+import type { Lab } from "../support/lab.js";
+import { median } from "../support/stats.js";
 
 const USAGE = `node dist/bench/evaluation/write-answer.js [--features N] [--rounds N] [--answers N]
 
@@ -60,25 +65,63 @@ function answerTarget(): AnswerTarget {
   };
 }
 
-function main(): void {
-  const { values } = parseArgs({ options: { features: { type: "string" }, rounds: { type: "string" }, answers: { type: "string" } } });
-  const features = Number(values.features ?? 200);
-  const rounds = Number(values.rounds ?? 8);
-  const answers = Number(values.answers ?? (features > 200 ? 4_000 : 20_000));
+/** Distinct contexts evaluated in turn: more than a run's answers at 200 features, so that few come round again. */
+const MAX_CONTEXTS = 40_000;
+
+export interface EvaluationAloneFigure {
+  features: number;
+  /** Median over the timed rounds. */
+  microsecondsPerAnswer: number;
+  /** µs per answer of each timed round. */
+  runs: number[];
+  answersPerRound: number;
+  bytesPerAnswer: number;
+}
+
+/** Times writeAnswer over the traffic's contexts: an untimed warm-up round, then `rounds` timed ones. */
+export function measureEvaluationAlone(features: number, rounds: number, answers: number): EvaluationAloneFigure {
   const ruleset = compileRuleset(featureDefinitions(features));
   const stored = storedAttributes();
-  const contexts = trafficQueries(40_000).map((query) => contextValues(ruleset, trafficContext(query, stored)));
+  const contexts = trafficQueries(Math.min(MAX_CONTEXTS, answers * (rounds + 1))).map((query) => contextValues(ruleset, trafficContext(query, stored)));
   const options = { flagStateVersion: 1, remoteContextUsed: true, target: answerTarget() };
   let bytes = 0;
-  const figures: string[] = [];
+  const runs: number[] = [];
   for (let round = 0; round <= rounds; round++) {
     const start = process.hrtime.bigint();
     for (let index = 0; index < answers; index++) bytes += writeAnswer(ruleset, contexts[(round * answers + index) % contexts.length]!, options).length;
     const microseconds = Number(process.hrtime.bigint() - start) / answers / 1_000;
-    if (round > 0) figures.push(microseconds.toFixed(2));
+    if (round > 0) runs.push(microseconds);
   }
-  console.log(`${features} features, ${answers} answers a round (${Math.round(bytes / (answers * (rounds + 1)))} bytes each): ${figures.join(" ")} µs per answer`);
+  return { features, microsecondsPerAnswer: median(runs), runs, answersPerRound: answers, bytesPerAnswer: Math.round(bytes / (answers * (rounds + 1))) };
 }
 
-if (process.argv.includes("--help") || process.argv.includes("-h")) process.stdout.write(USAGE);
-else main();
+/** Answers per round: about `budget` features evaluated, at most `cap` answers (the CLI's defaults at full size). */
+export function answersPerRound(features: number, budget: number, cap: number): number {
+  return Math.max(1, Math.min(cap, Math.round(budget / features)));
+}
+
+/** The bench's figure for each feature count, in-process, before any server runs. */
+export function benchEvaluationAlone(lab: Lab, featureCounts: readonly number[]): EvaluationAloneFigure[] {
+  const { rounds, budget, cap } = lab.mode.evaluationAlone;
+  return featureCounts.map((features) => {
+    const figure = measureEvaluationAlone(features, rounds, answersPerRound(features, budget, cap));
+    lab.log(`evaluation alone at ${features} features: ${figure.microsecondsPerAnswer.toFixed(1)} µs an answer`);
+    return figure;
+  });
+}
+
+function main(): void {
+  const { values } = parseArgs({ options: { features: { type: "string" }, rounds: { type: "string" }, answers: { type: "string" } } });
+  const features = Number(values.features ?? 200);
+  const rounds = Number(values.rounds ?? 8);
+  const answers = Number(values.answers ?? answersPerRound(features, 4_000_000, 20_000));
+  const figure = measureEvaluationAlone(features, rounds, answers);
+  console.log(
+    `${features} features, ${answers} answers a round (${figure.bytesPerAnswer} bytes each): ${figure.runs.map((run) => run.toFixed(2)).join(" ")} µs per answer`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  if (process.argv.includes("--help") || process.argv.includes("-h")) process.stdout.write(USAGE);
+  else main();
+}

@@ -1,7 +1,8 @@
 /**
  * For each target a run misses, what bounds it, in figures measured in the same run: the service with (almost) no
- * evaluation to do, the transport of an answer of the same size, the records a tracking call stores against the one
- * its ceiling stores, the stages of the CPU per request, and how much of the machine sat idle meanwhile.
+ * evaluation to do, the transport of an answer of the same size, evaluation alone in one thread, the records a
+ * tracking call stores against the one its ceiling stores, the stages of the CPU per request, and how much of the
+ * machine sat idle meanwhile.
  */
 import { answerTransportId, BULK_CEILING_ID, EVENT_RECORDS_ID, GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
@@ -81,6 +82,9 @@ function evaluationBound(features: number, report: BenchReport, comparison: (id:
   if (transport !== undefined && finite(transport.ratio)) {
     parts.push(`a bare uWebSockets.js GET sending an answer of this size reached ${percent(transport.ratio)} (${transport.id})`);
   }
+  const own = figure(evaluateId(features));
+  const alone = evaluationAloneClause(features, report, own, comparison(evaluateId(features)), goal);
+  if (alone !== undefined) parts.push(alone);
   const workers = report.scaling.workers;
   const one = workers.find((point) => point.x === 1);
   const two = workers.find((point) => point.x === 2);
@@ -89,8 +93,34 @@ function evaluationBound(features: number, report: BenchReport, comparison: (id:
     parts.push(`evaluation runs on one worker thread by default (cores − 1); at 50 features a second worker served ${percent(Math.abs(change))} ${change >= 0 ? "more" : "less"} in this run`);
   }
   const text = parts.length > 0 ? `${capitalise(parts.join("; "))}.` : "This run measured no bound for it.";
-  const own = figure(evaluateId(features));
   return `${text}${cpuClause(report, own, comparison(evaluateId(features)))}${idleClause(own)}`;
+}
+
+/**
+ * What the worker threads could answer were evaluation their only cost: one thread's evaluation alone, in-process
+ * (bench/evaluation/write-answer.ts), over the worker threads the service ran with.
+ */
+function evaluationAloneClause(
+  features: number,
+  report: BenchReport,
+  own: LoadFigure | undefined,
+  comparison: Comparison | undefined,
+  goal: number | undefined,
+): string | undefined {
+  const measuredAlone = report.baselines.evaluationAlone;
+  const alone = Array.isArray(measuredAlone) ? measuredAlone.find((entry) => entry.features === features) : undefined;
+  const workers = own?.server.kind === "service" ? own.server.workers : undefined;
+  const baseline = comparison?.baselineValue;
+  if (alone === undefined || !(alone.microsecondsPerAnswer > 0) || workers === undefined || workers < 1 || !finite(baseline)) return undefined;
+  const most = (workers * 1e6) / alone.microsecondsPerAnswer;
+  const share = most / baseline;
+  const threads = workers === 1 ? "the one worker thread" : `its ${workers} worker threads`;
+  return (
+    `evaluation alone (writeAnswer in one thread over the run's distinct contexts, in-process: no HTTP, hop, remote-context read or store) took ` +
+    `${alone.microsecondsPerAnswer.toFixed(1)} µs an answer, so ${threads} could answer at most ${Math.round(most).toLocaleString("en")}/s, ` +
+    `${percent(share)} of the hello-world, were every other cost nothing` +
+    (finite(goal) && share < goal ? ", below the target before any transport, hop or remote context" : "")
+  );
 }
 
 function trackingBound(id: string, report: BenchReport, figure: (id: string) => LoadFigure | undefined, own: Comparison | undefined): string {

@@ -201,6 +201,7 @@ export function renderMarkdown(report: BenchReport): string {
         )
       : `Raw LMDB puts failed: ${lmdb.failure}`,
     bulkRecordsLine(report),
+    evaluationAloneLine(report),
     groupCommitLine(report),
     `One stored event record is ${report.baselines.eventRecordBytes.msgpackBytes} B as msgpack and ${report.baselines.eventRecordBytes.jsonBytes} B as JSON.`,
   );
@@ -338,6 +339,17 @@ function bulkRecordsLine(report: BenchReport): string {
   return (
     `${records.title}: ${count(records.value)} events/s (runs ${records.runs.map((run) => count(run)).join(", ")}). ` +
     `Besides the event itself, each event updates its user and company and an analytics cell; the target compares with the event records alone.${share}`
+  );
+}
+
+/** One thread's evaluation alone, per feature count (what bounds a worker's rate; see the evaluate-N bounds). */
+function evaluationAloneLine(report: BenchReport): string {
+  const alone = report.baselines.evaluationAlone;
+  if (!Array.isArray(alone)) return `Evaluation alone failed: ${alone.failure}`;
+  const figures = alone.map((entry) => `${entry.features} features ${entry.microsecondsPerAnswer.toFixed(1)} µs (${entry.bytesPerAnswer.toLocaleString("en")} B answers; rounds ${entry.runs.map((run) => run.toFixed(1)).join(", ")})`);
+  return (
+    `Evaluation alone, in one thread (writeAnswer over the distinct contexts of the load, merged with the seeded attributes; in-process, no HTTP, ` +
+    `threads or store; \`node dist/bench/evaluation/write-answer.js --features N\`), µs an answer: ${figures.join("; ")}.`
   );
 }
 

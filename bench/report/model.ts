@@ -4,6 +4,7 @@
  */
 import type { BulkRecordsFigure } from "../baselines/bulk-records.js";
 import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
+import type { EvaluationAloneFigure } from "../evaluation/write-answer.js";
 import { BULK_CEILING_ID, EVENT_RECORDS_ID, GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transport.js";
 import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
@@ -96,6 +97,8 @@ export interface BenchReport {
     lmdbPuts: LmdbPutsFigure | { failure: string };
     /** Raw puts of every record a bulk stores: context for the bulk figure, not its target's baseline. */
     bulkRecords: BulkRecordsFigure | { failure: string };
+    /** Evaluation alone in one thread, per feature count: what bounds a worker's rate whatever else costs. */
+    evaluationAlone: EvaluationAloneFigure[] | { failure: string };
     eventRecordBytes: { msgpackBytes: number; jsonBytes: number };
   };
   load: LoadFigure[];
@@ -124,6 +127,7 @@ export interface Measurements {
   micro: MicroFigure[];
   lmdbPuts: LmdbPutsFigure | { failure: string };
   bulkRecords: BulkRecordsFigure | { failure: string };
+  evaluationAlone: EvaluationAloneFigure[] | { failure: string };
   eventRecordBytes: { msgpackBytes: number; jsonBytes: number };
   load: LoadFigure[];
   nativeFreeFailure: string | undefined;
@@ -316,7 +320,7 @@ export function buildReport(measured: Measurements): BenchReport {
     meta: measured.meta,
     micro: measured.micro,
     microComparisons,
-    baselines: { lmdbPuts: measured.lmdbPuts, bulkRecords: measured.bulkRecords, eventRecordBytes: measured.eventRecordBytes },
+    baselines: { lmdbPuts: measured.lmdbPuts, bulkRecords: measured.bulkRecords, evaluationAlone: measured.evaluationAlone, eventRecordBytes: measured.eventRecordBytes },
     load: measured.load,
     comparisons,
     targets,

@@ -21,6 +21,11 @@ export interface Mode {
   micro: { timeMs: number; warmupMs: number };
   /** Events written by the raw LMDB baseline per run. */
   lmdbEvents: number;
+  /**
+   * Evaluation alone, in-process (bench/evaluation/write-answer.ts): timed rounds, and per round about `budget`
+   * features evaluated in answers of each feature count, at most `cap` answers.
+   */
+  evaluationAlone: { rounds: number; budget: number; cap: number };
   featureCounts: readonly number[];
   contextSizes: readonly number[];
   /** Stored users (and as many companies) at which memory and start-up are read. */
@@ -39,6 +44,7 @@ export const MODES: Readonly<Record<ModeName, Mode>> = {
     connections: 50,
     micro: { timeMs: 1000, warmupMs: 200 },
     lmdbEvents: 200_000,
+    evaluationAlone: { rounds: 5, budget: 4_000_000, cap: 20_000 },
     featureCounts: FEATURE_COUNTS,
     contextSizes: [2, 6, 24],
     storedEntities: [0, 10_000, 100_000, 1_000_000],
@@ -52,6 +58,7 @@ export const MODES: Readonly<Record<ModeName, Mode>> = {
     connections: 50,
     micro: { timeMs: 100, warmupMs: 30 },
     lmdbEvents: 20_000,
+    evaluationAlone: { rounds: 3, budget: 1_000_000, cap: 5_000 },
     featureCounts: FEATURE_COUNTS,
     contextSizes: [2, 6, 24],
     storedEntities: [0, 1_000, 10_000],
@@ -67,6 +74,7 @@ export const MODES: Readonly<Record<ModeName, Mode>> = {
     connections: 10,
     micro: { timeMs: 5, warmupMs: 1 },
     lmdbEvents: 2_000,
+    evaluationAlone: { rounds: 1, budget: 10_000, cap: 200 },
     featureCounts: [10, 50],
     contextSizes: [2, 6],
     storedEntities: [0, 100],

@@ -34,6 +34,7 @@ function measurements(load: LoadFigure[]): Measurements {
     micro: [],
     lmdbPuts: { id: "lmdb-raw-puts", title: "raw puts", unit: "events/s", putsPerTransaction: 1000, runs: [400_000], value: 400_000, spread: spread([400_000]), microsecondsPerEvent: 2.5 },
     bulkRecords: { id: "lmdb-raw-bulk-records", title: "raw puts of a bulk's records", recordsPerEvent: 3.4, value: 180_000, runs: [180_000] },
+    evaluationAlone: [{ features: 10, microsecondsPerAnswer: 8, runs: [8], answersPerRound: 1_000, bytesPerAnswer: 3_000 }],
     eventRecordBytes: { msgpackBytes: 100, jsonBytes: 150 },
     load,
     nativeFreeFailure: undefined,
@@ -90,6 +91,20 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("95.0 % busy");
     // The same bodies stored as the service stores them, by a bare server: 26,000 of the ceiling's 40,000.
     expect(line).toContain("(event, user, company and analytics cells, by the service's own writer, one commit per turn; group-commit-uws-event-records) reached 65.0 % of the ceiling, below the target before any routing, key or validation");
+  });
+
+  it("sets an evaluation target against what the worker threads could answer were evaluation their only cost", () => {
+    const lineWith = (microsecondsPerAnswer: number, workers: number) => {
+      const measured = measurements([figure("hello-uws-get", 100_000, { kind: "hello-uws" }), figure("evaluate-200", 9_000, { kind: "service", workers, native: true })]);
+      measured.evaluationAlone = [{ features: 200, microsecondsPerAnswer, runs: [microsecondsPerAnswer], answersPerRound: 1_000, bytesPerAnswer: 60_000 }];
+      return boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **evaluate-200** ("))!;
+    };
+    // One worker at 80 µs an answer: 12,500/s, where 15 % of 100,000 is 15,000.
+    expect(lineWith(80, 1)).toContain("took 80.0 µs an answer, so the one worker thread could answer at most 12,500/s, 12.5 % of the hello-world, were every other cost nothing, below the target");
+    // Two workers at 50 µs: 40,000/s, above the target: no "below the target".
+    const two = lineWith(50, 2);
+    expect(two).toContain("its 2 worker threads could answer at most 40,000/s, 40.0 % of the hello-world, were every other cost nothing");
+    expect(two).not.toContain("below the target before any transport");
   });
 
   it("says so where the run measured nothing to bound a target with", () => {

@@ -68,6 +68,13 @@ describe("npm run bench -- --smoke", () => {
   it("measures the baselines and every core load scenario without failures or errors", () => {
     expect("value" in report.baselines.lmdbPuts && report.baselines.lmdbPuts.value > 0).toBe(true);
     expect("value" in report.baselines.bulkRecords && report.baselines.bulkRecords.recordsPerEvent > 1).toBe(true);
+    // Evaluation alone, in-process, at each feature count the load scenarios evaluate (smoke: 10 and 50).
+    const alone = report.baselines.evaluationAlone;
+    expect(Array.isArray(alone) ? alone.map((entry) => entry.features) : alone).toEqual([10, 50]);
+    for (const entry of alone as Exclude<typeof alone, { failure: string }>) {
+      expect(entry.microsecondsPerAnswer).toBeGreaterThan(0);
+      expect(entry.bytesPerAnswer).toBeGreaterThan(entry.features * 50);
+    }
     const byId = new Map(report.load.map((figure) => [figure.id, figure]));
     for (const id of CORE_FIGURE_IDS) {
       const figure = byId.get(id);
