@@ -182,6 +182,8 @@ describe("npm run bench -- --smoke", () => {
     }
     const targets = markdown.slice(markdown.indexOf("## Targets"), markdown.indexOf("## Every figure"));
     expect(targets.match(/\| (PASS|MISS) \|/g)).toHaveLength(report.targets.length);
+    const baselines = markdown.slice(markdown.indexOf("\n## Baselines\n"), markdown.indexOf("\n## Load: evaluation\n"));
+    expect(baselines).toMatch(/Evaluation alone, in one thread .*: 10 features \d+\.\d µs \([\d,]+ B answers; rounds [\d.]+\); 50 features \d+\.\d µs/);
     // Well-formed tables: every row of a table has as many cells as its header.
     for (const block of markdown.split("\n\n").filter((part) => part.startsWith("| "))) {
       const rows = block.split("\n");
