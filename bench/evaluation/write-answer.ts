@@ -24,7 +24,7 @@ the bench's rules), merged with the seeded users' and companies' attributes; no 
 per answer for each timed round (after one untimed warm-up round).
   --features N   features in the ruleset (default 200)
   --rounds N     timed rounds (default 8)
-  --answers N    answers per round (default 20,000 at up to 200 features, 4,000 above)
+  --answers N    answers per round (default: 4,000,000 ÷ features, at most 20,000; 4,000 at 1,000 features)
 `;
 
 /** The stored attributes of the traffic's users and companies, by kind and id, as the bench seeds them. */
