@@ -13,6 +13,7 @@ const ENTRY_POINTS = [
   "baselines/group-commit-server",
   "evaluation/compile-vs-reference",
   "evaluation/write-answer",
+  "workers/shared-port",
   "analytics/summary-vs-scan",
 ];
 
