@@ -1,8 +1,8 @@
 /**
- * HTTP on every core instead of one: two service processes serving one data dir and listening on one port (the
- * kernel shares the connections out, SO_REUSEPORT being uWebSockets.js's default on Linux), each running its jobs
- * inline (SWITCHYARD_WORKERS=0), against the default arrangement (one process: HTTP on the main thread, jobs in a
- * pool of cores − 1 worker threads). Alternated round by round, each round with the bare uWebSockets.js hello-world
+ * HTTP on every core instead of one: a service process per core, all serving one data dir and listening on one port
+ * (the kernel shares the connections out, SO_REUSEPORT being uWebSockets.js's default on Linux), each running its
+ * jobs inline (SWITCHYARD_WORKERS=0), against the default arrangement (one process: HTTP on the main thread, jobs in
+ * a pool of cores − 1 worker threads). Alternated round by round, each round with the bare uWebSockets.js hello-world
  * GET measured beside it, so that the VM's slow and fast stretches fall on both.
  *
  * The design keeps HTTP on one thread and hands evaluation to the pool (docs/ARCHITECTURE.md); this measures what
@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { get } from "node:http";
 import { createServer } from "node:net";
+import { availableParallelism } from "node:os";
 import { detectDriver, runLoad, type LoadResult, type RequestSpec } from "../support/load.js";
 import { startHelloServer, startService, tempDir, type RunningService } from "../support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "../support/seed.js";
@@ -20,10 +21,10 @@ import { evaluateRequests, eventRequests, mixedRequests } from "../serving/reque
 
 const USAGE = `node dist/bench/workers/shared-port.js [--scenario evaluate|mixed|event] [--features N] [--rounds N] [--seconds N]
 
-Two service processes on one data dir and one port, jobs inline in each (HTTP on every core), against the default
-arrangement (one process, HTTP on the main thread, jobs in the worker pool); alternated, with the bare uWebSockets.js
-hello-world GET measured in every round. Prints req/s, p50 and p99 of each, and each as a share of its round's
-hello-world. Loads only 127.0.0.1.
+A service process per core on one data dir and one port, jobs inline in each (HTTP on every core), against the
+default arrangement (one process, HTTP on the main thread, jobs in a pool of cores − 1 workers); alternated, with the
+bare uWebSockets.js hello-world GET measured in every round. Prints req/s, p50 and p99 of each, and each as a share
+of its round's hello-world. Loads only 127.0.0.1.
   --scenario S   evaluate (GET /features/evaluated, distinct contexts; default), mixed (80 % of those, 20 % POST
                  /event) or event (POST /event)
   --features N   features in the ruleset (default 10)
@@ -32,6 +33,8 @@ hello-world. Loads only 127.0.0.1.
 `;
 
 type Scenario = "evaluate" | "mixed" | "event";
+
+const CORES = availableParallelism();
 type Arrangement = "default" | "shared-port";
 
 export interface SharedPortRow {
@@ -63,15 +66,15 @@ async function startArrangement(arrangement: Arrangement, scenario: Scenario, fe
   const data = tempDir(`switchyard-bench-shared-port-${arrangement}-`);
   const services: RunningService[] = [];
   try {
-    if (arrangement === "default") services.push(await startService({ dataDir: data.path, workers: 1, native: true }));
+    if (arrangement === "default") services.push(await startService({ dataDir: data.path, workers: Math.max(1, CORES - 1), native: true }));
     else {
       const port = String(await freePort());
-      for (let index = 0; index < 2; index++) services.push(await startService({ dataDir: data.path, workers: 0, native: true, env: { SWITCHYARD_PORT: port } }));
+      for (let index = 0; index < CORES; index++) services.push(await startService({ dataDir: data.path, workers: 0, native: true, env: { SWITCHYARD_PORT: port } }));
     }
     const url = services[0]!.url;
     const app = await seedApp(url, "shared-port", featureDefinitions(features));
     for (const body of trafficEntitiesBodies()) await postBulk(url, app.publishableKey, body);
-    // The second process learns of the seeded rules by polling the shared data dir.
+    // The other processes learn of the seeded rules by polling the shared data dir.
     await waitUntilEveryAnswerHasRules(url, evaluateRequests(app));
     return { url, requests: requestsFor(scenario, app), stop: () => stopAll(services, data.remove) };
   } catch (error) {
@@ -89,7 +92,7 @@ async function stopAll(services: readonly RunningService[], remove: () => void):
 async function waitUntilEveryAnswerHasRules(url: string, requests: readonly RequestSpec[]): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (let inARow = 0, index = 0; inARow < 40; index++) {
-    if (Date.now() > deadline) throw new Error("the second process never served the seeded rules");
+    if (Date.now() > deadline) throw new Error("a process never served the seeded rules");
     const request = requests[index % requests.length]!;
     const { status, body } = await getOnFreshConnection(`${url}${request.path}`, request.headers);
     inARow = status === 200 && body.includes('"feature-0"') ? inARow + 1 : 0;
