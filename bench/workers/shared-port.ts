@@ -11,8 +11,8 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { get } from "node:http";
-import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
+import { freePorts } from "../../tools/support/free-ports.js";
 import { detectDriver, runLoad, type LoadResult, type RequestSpec } from "../support/load.js";
 import { startHelloServer, startService, tempDir, type RunningService } from "../support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "../support/seed.js";
@@ -37,24 +37,6 @@ type Scenario = "evaluate" | "mixed" | "event";
 const CORES = availableParallelism();
 type Arrangement = "default" | "shared-port";
 
-export interface SharedPortRow {
-  round: number;
-  arrangement: Arrangement | "hello-world";
-  result: LoadResult;
-}
-
-/** A port free right now on 127.0.0.1, for both processes to listen on. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
 function requestsFor(scenario: Scenario, app: SeededApp): RequestSpec[] {
   if (scenario === "mixed") return mixedRequests(app);
   if (scenario === "event") return eventRequests(app);
@@ -68,8 +50,8 @@ async function startArrangement(arrangement: Arrangement, scenario: Scenario, fe
   try {
     if (arrangement === "default") services.push(await startService({ dataDir: data.path, workers: Math.max(1, CORES - 1), native: true }));
     else {
-      const port = String(await freePort());
-      for (let index = 0; index < CORES; index++) services.push(await startService({ dataDir: data.path, workers: 0, native: true, env: { SWITCHYARD_PORT: port } }));
+      const [port] = await freePorts(1);
+      for (let index = 0; index < CORES; index++) services.push(await startService({ dataDir: data.path, workers: 0, native: true, env: { SWITCHYARD_PORT: String(port) } }));
     }
     const url = services[0]!.url;
     const app = await seedApp(url, "shared-port", featureDefinitions(features));
@@ -112,32 +94,32 @@ function getOnFreshConnection(url: string, headers: Record<string, string>): Pro
   });
 }
 
+/** 2 s of warm-up (discarded), then the measured run, at 50 connections like the bench's. */
+async function warmThenMeasure(baseUrl: string, requests: readonly RequestSpec[], seconds: number, scratch: string): Promise<LoadResult> {
+  const spec = { baseUrl, requests, connections: 50 };
+  await runLoad(detectDriver(), { ...spec, durationSeconds: 2 }, scratch);
+  return runLoad(detectDriver(), { ...spec, durationSeconds: seconds }, scratch);
+}
+
 async function measureHello(seconds: number, scratch: string): Promise<LoadResult> {
   const hello = await startHelloServer("uws");
   try {
-    const spec = { baseUrl: hello.url, requests: [{ method: "GET" as const, path: "/hello", headers: {} }], connections: 50 };
-    await runLoad(detectDriver(), { ...spec, durationSeconds: 2 }, scratch);
-    return await runLoad(detectDriver(), { ...spec, durationSeconds: seconds }, scratch);
+    return await warmThenMeasure(hello.url, [{ method: "GET", path: "/hello", headers: {} }], seconds, scratch);
   } finally {
     await hello.stop();
   }
 }
 
-export async function benchSharedPort(options: { scenario: Scenario; features: number; rounds: number; seconds: number }, print: (line: string) => void): Promise<SharedPortRow[]> {
+async function benchSharedPort(options: { scenario: Scenario; features: number; rounds: number; seconds: number }): Promise<void> {
   const scratch = tempDir("switchyard-bench-shared-port-load-");
-  const rows: SharedPortRow[] = [];
   try {
     for (let round = 1; round <= options.rounds; round++) {
       const hello = await measureHello(options.seconds, scratch.path);
-      rows.push({ round, arrangement: "hello-world", result: hello });
       print(`round ${round} hello-world: ${Math.round(hello.rps).toLocaleString("en")} req/s`);
       for (const arrangement of ["default", "shared-port"] as const) {
         const running = await startArrangement(arrangement, options.scenario, options.features);
         try {
-          const spec = { baseUrl: running.url, requests: running.requests, connections: 50 };
-          await runLoad(detectDriver(), { ...spec, durationSeconds: 2 }, scratch.path);
-          const result = await runLoad(detectDriver(), { ...spec, durationSeconds: options.seconds }, scratch.path);
-          rows.push({ round, arrangement, result });
+          const result = await warmThenMeasure(running.url, running.requests, options.seconds, scratch.path);
           const share = ((result.rps / hello.rps) * 100).toFixed(1);
           print(
             `round ${round} ${arrangement}: ${Math.round(result.rps).toLocaleString("en")} req/s (${share} % of hello-world), ` +
@@ -148,7 +130,6 @@ export async function benchSharedPort(options: { scenario: Scenario; features: n
         }
       }
     }
-    return rows;
   } finally {
     scratch.remove();
   }
@@ -174,7 +155,7 @@ async function main(): Promise<void> {
   if (!numbers.every((value) => Number.isInteger(value) && value > 0)) throw new Error(`--features, --rounds and --seconds take whole numbers above 0\n\n${USAGE}`);
   const [features, rounds, seconds] = numbers as [number, number, number];
   print(`${scenario}, ${features} features, ${rounds} round(s) of ${seconds} s (node dist/bench/workers/shared-port.js)`);
-  await benchSharedPort({ scenario, features, rounds, seconds }, print);
+  await benchSharedPort({ scenario, features, rounds, seconds });
 }
 
 function print(line: string): void {

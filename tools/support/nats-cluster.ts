@@ -5,9 +5,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePorts } from "./free-ports.js";
 
 export interface NatsServerHandle {
   name: string;
@@ -62,27 +62,6 @@ function makeCertificates(dir: string): { caFile: string; certFile: string; keyF
 export function natsServerBinary(): string {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : "nats-server";
-}
-
-/**
- * `count` distinct ports free right now: all held open together (so none is handed out twice), then closed for
- * nats-server to bind. Another process can still take one in between; startNatsCluster then starts over.
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolveServer, reject) => {
-          const server = createServer();
-          server.once("error", reject);
-          server.listen(0, "127.0.0.1", () => resolveServer(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as { port: number }).port);
-  await Promise.all(servers.map((server) => new Promise((resolveClose) => server.close(resolveClose))));
-  return ports;
 }
 
 /** Waits until the server's log shows `pattern` (it logs to stderr). */
