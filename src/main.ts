@@ -64,7 +64,7 @@ export interface RunningService {
  * to both); without it, one router has everything. Routes go where their path prefix says, so a route added later
  * lands on the right port without a second list.
  */
-function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefined): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
+export function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefined): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
   const sdk = new Router<RouteSpec<Services>>();
   const admin = splitAdmin ? new Router<RouteSpec<Services>>() : sdk;
   const add = (method: HttpMethod, pattern: string, spec: RouteSpec<Services>) => (isAdminSurface(pattern) ? admin : sdk).add(method, pattern, spec);

@@ -13,6 +13,7 @@ import {
   type StreamSink,
 } from "../../src/api/types.js";
 import { INTERNAL_ERROR, runDecision } from "../../src/api/run-decision.js";
+import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../../src/api/over-limit-body.js";
 
 /** A stream whose unsent output passes this is not keeping up: sink.write() says so and the core drops it. */
 const STREAM_BACKLOG_LIMIT_BYTES = 1024 * 1024;
@@ -149,24 +150,27 @@ function routeRequest(exchange: Exchange, expectsContinue: boolean): void {
     return;
   }
   if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
-    send(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
+    // A client waiting for 100-continue has sent nothing yet and sends nothing now: it can read the 413 at once.
+    if (expectsContinue || !drainsDeclaredLength(Number(contentLength), decision.bodyLimit)) send(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
+    else drainThenRefuse(exchange, decision.bodyLimit, request, 0);
     return;
   }
   if (expectsContinue) res.writeContinue();
   readBody(exchange, decision, request);
 }
 
-/** Buffers the body, answering 413 and closing the connection the moment it passes the route's limit. */
+/** Buffers the body; once it passes the route's limit, the rest is drained and answered 413 (over-limit-body.ts). */
 function readBody(exchange: Exchange, decision: RouteDecision, request: ApiRequest): void {
   const { req } = exchange;
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let received = 0;
   const onData = (chunk: Buffer): void => {
     received += chunk.length;
     if (received > decision.bodyLimit) {
       req.off("data", onData);
       req.off("end", onEnd);
-      send(exchange, exchange.frontEnd.core.reject("PAYLOAD_TOO_LARGE", request), true);
+      chunks = [];
+      drainThenRefuse(exchange, decision.bodyLimit, request, received);
       return;
     }
     chunks.push(chunk);
@@ -177,6 +181,30 @@ function readBody(exchange: Exchange, decision: RouteDecision, request: ApiReque
   };
   req.on("data", onData);
   req.on("end", onEnd);
+}
+
+/**
+ * Reads and discards the rest of an over-limit body, then answers 413 and closes: a client still writing would get
+ * EPIPE instead of the answer. Past the drain bound (bytes or time) it answers at once.
+ */
+function drainThenRefuse(exchange: Exchange, bodyLimit: number, request: ApiRequest, alreadyReceived: number): void {
+  const { req, res } = exchange;
+  const bound = drainBound(bodyLimit);
+  let received = alreadyReceived;
+  const refuse = (): void => {
+    clearTimeout(timer);
+    req.off("data", onData);
+    req.off("end", refuse);
+    send(exchange, exchange.frontEnd.core.reject("PAYLOAD_TOO_LARGE", request), true);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > bound) refuse();
+  };
+  const timer = setTimeout(refuse, exchange.frontEnd.limits.overLimitDrainMs ?? OVER_LIMIT_DRAIN_MS);
+  res.once("close", () => clearTimeout(timer));
+  req.on("data", onData);
+  req.on("end", refuse);
 }
 
 function dispatch(exchange: Exchange, decision: RouteDecision, request: ApiRequest): void {

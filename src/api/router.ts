@@ -72,6 +72,11 @@ export class Router<R> {
     }
     return pathMatched ? "methodMismatch" : undefined;
   }
+
+  /** Every route as added, for listings and for tests that must reach every route of a kind. */
+  *entries(): IterableIterator<{ method: HttpMethod; pattern: string; route: R }> {
+    for (const list of this.bySegmentCount.values()) for (const { method, pattern, route } of list) yield { method, pattern, route };
+  }
 }
 
 function countParams(segments: string[]): number {

@@ -92,4 +92,6 @@ export interface FrontEndLimits {
   maxUrlLength: number;
   /** Seconds a connection may stay idle before it is closed. */
   idleTimeoutSeconds: number;
+  /** How long the rest of an over-limit body may take to arrive before its 413 (over-limit-body.ts); tests shorten it. */
+  overLimitDrainMs?: number;
 }

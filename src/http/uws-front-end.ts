@@ -12,6 +12,7 @@ import {
   type StreamSink,
 } from "../api/types.js";
 import { runDecision } from "../api/run-decision.js";
+import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../api/over-limit-body.js";
 import { loadNativeUws, type UwsModule } from "./load-uws.js";
 
 
@@ -42,6 +43,8 @@ function writeResponse(exchange: Exchange, response: ApiResponse, closeConnectio
     // uWebSockets.js sends 200 OK unless told otherwise.
     if (response.status !== 200) res.writeStatus(statusLine(response.status));
     if (response.headers) for (const name in response.headers) res.writeHeader(name, response.headers[name]!);
+    // uWebSockets.js closes without saying so; the header tells the client not to send its next request here.
+    if (closeConnection) res.writeHeader("connection", "close");
     if (exchange.head) {
       // endWithoutBody(length) aborts the connection in this uWebSockets.js build; the header written by hand works.
       // No HEAD request carries a body we would need to cut off, so the connection is kept either way.
@@ -53,6 +56,59 @@ function writeResponse(exchange: Exchange, response: ApiResponse, closeConnectio
 
 function byteLength(body: string | Uint8Array): number {
   return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/**
+ * Collects one request body up to its limit. Past the limit it keeps reading and discards the rest, then refuses
+ * (413, connection closed): uWebSockets.js cuts a connection closed mid-body, and a client still writing would get
+ * EPIPE instead of the answer. Past the drain bound (bytes or time) it refuses at once (over-limit-body.ts).
+ */
+class BodyReader {
+  private chunks: Buffer[] = [];
+  private received = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private refused = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly drainMs: number,
+    draining: boolean,
+    private readonly refuse: () => void,
+  ) {
+    if (draining) this.startDraining();
+  }
+
+  /** Adds a chunk; returns the whole body once its last chunk is in and within the limit. */
+  take(chunk: ArrayBuffer, isLast: boolean): Buffer | undefined {
+    if (this.refused) return undefined;
+    this.received += chunk.byteLength;
+    if (this.timer === undefined && this.received > this.limit) this.startDraining();
+    if (this.timer !== undefined) {
+      if (isLast || this.received > drainBound(this.limit)) this.refuseNow();
+      return undefined;
+    }
+    // uWebSockets.js reuses the chunk's memory after this callback returns: copy it.
+    this.chunks.push(Buffer.from(new Uint8Array(chunk)));
+    if (!isLast) return undefined;
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.received);
+  }
+
+  /** The exchange ended without us: no refusal left to send. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.refused = true;
+  }
+
+  private startDraining(): void {
+    this.chunks = [];
+    this.timer = setTimeout(() => this.refuseNow(), this.drainMs);
+  }
+
+  private refuseNow(): void {
+    if (this.refused) return;
+    this.stop();
+    this.refuse();
+  }
 }
 
 /** The uWebSockets.js front end: HTTP only; every decision is the core's. */
@@ -168,28 +224,20 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
       watchAbort(exchange);
       return;
     }
-    if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
-      // Answer at once; uWebSockets.js discards the rest of the body without buffering it, and clients still
-      // writing it can read the answer (closing here would hand them EPIPE instead of a 413).
-      writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request));
+    watchAbort(exchange);
+    const declaredOver = contentLength !== undefined && Number(contentLength) > decision.bodyLimit;
+    if (declaredOver && !drainsDeclaredLength(Number(contentLength), decision.bodyLimit)) {
+      // Past the drain bound: uWebSockets.js cuts the connection, so a client still writing may see a reset instead.
+      writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
       return;
     }
-    watchAbort(exchange);
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let rejected = false;
+    const body = new BodyReader(decision.bodyLimit, limits.overLimitDrainMs ?? OVER_LIMIT_DRAIN_MS, declaredOver, () => writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true));
+    // One handler for the request's life: uWebSockets.js must not have it replaced from inside itself.
     res.onData((chunk, isLast) => {
-      if (rejected || exchange.aborted) return;
-      received += chunk.byteLength;
-      if (received > decision.bodyLimit) {
-        rejected = true;
-        writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
-        return;
-      }
-      // uWebSockets.js reuses the chunk's memory after this callback returns: copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      if (exchange.aborted || exchange.done) return body.stop();
+      const whole = body.take(chunk, isLast);
+      if (whole) {
+        request.body = whole;
         dispatch(exchange, request, decision);
       }
     });

@@ -107,11 +107,6 @@ export function describeFrontEndContract(name: string, create: (core: ApiCore, l
         expect(jsonOf(reply)).toEqual({ success: false, error: { code: "PAYLOAD_TOO_LARGE", message: "The request body is over the limit." } });
       });
 
-      it("answers 413 to an over-limit content-length at once, before the body has been sent", async () => {
-        const reply = await sendRaw(port, "POST /limited HTTP/1.1\r\nhost: x\r\ncontent-length: 1000000\r\n\r\nabc");
-        expect(reply.status).toBe(413);
-      });
-
       it("accepts a chunked body of exactly the limit", async () => {
         const reply = await sendRaw(port, "POST /limited HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n6\r\nabcdef\r\n4\r\nghij\r\n0\r\n\r\n");
         expect(reply.status).toBe(200);

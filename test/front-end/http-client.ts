@@ -136,3 +136,41 @@ export async function eventually(check: () => boolean, timeoutMs = 3000): Promis
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * A body written through node:http's client in pieces, as an uploading backend writes it: with a declared
+ * content-length, or chunked when `declareLength` is false. Rejects on EPIPE or a reset, so a front end that closes
+ * before the client is done writing fails the caller instead of answering it.
+ */
+export function sendInPieces(
+  port: number,
+  options: { method?: string; path: string; headers?: OutgoingHttpHeaders; totalBytes: number; pieceBytes: number; pauseMs?: number; declareLength?: boolean },
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: OutgoingHttpHeaders = { "content-type": "application/json", ...options.headers };
+    if (options.declareLength !== false) headers["content-length"] = options.totalBytes;
+    const req = httpRequest({ host: "127.0.0.1", port, method: options.method ?? "POST", path: options.path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      const localPort = res.socket.localPort!;
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), localPort }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    const piece = Buffer.alloc(options.pieceBytes, "x");
+    let written = 0;
+    const writeNext = (): void => {
+      if (req.destroyed) return;
+      if (written >= options.totalBytes) {
+        req.end();
+        return;
+      }
+      const part = piece.subarray(0, Math.min(piece.length, options.totalBytes - written));
+      written += part.length;
+      const next = () => (options.pauseMs ? setTimeout(writeNext, options.pauseMs) : setImmediate(writeNext));
+      if (req.write(part)) next();
+      else req.once("drain", next);
+    };
+    writeNext();
+  });
+}

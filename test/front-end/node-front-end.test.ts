@@ -2,10 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNodeFrontEnd } from "../../native-free/http/node-front-end.js";
 import type { FrontEnd } from "../../src/api/types.js";
 import { describeFrontEndContract, TEST_LIMITS } from "./front-end.contract.js";
+import { describeOverLimitContract } from "./over-limit.contract.js";
 import { createFakeCore } from "./fake-core.js";
 import { sendRaw } from "./http-client.js";
 
 describeFrontEndContract("node:http", createNodeFrontEnd);
+describeOverLimitContract("node:http", createNodeFrontEnd);
 
 describe("node:http front end, beyond the contract", () => {
   let frontEnd: FrontEnd;
