@@ -13,7 +13,7 @@ import { postBulk, seedApp } from "../bench/support/seed.js";
 import { runStreamProcess, runStreams, type StreamFigures } from "./support/load-streams.js";
 import { p99Bound, scrape } from "./support/server-latency.js";
 import { start } from "./support/service-process.js";
-import type { StreamKind, StreamSpec } from "./support/soak-streams.js";
+import type { StreamKind, StreamSpec } from "./support/stream-spec.js";
 
 const USAGE = `node dist/tools/soak.js [options]
 

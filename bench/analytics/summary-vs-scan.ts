@@ -25,6 +25,10 @@ import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
 import { seededRandom } from "../../tools/support/seeded-random.js";
 import { applyTracking } from "../../src/tracking/apply.js";
+import { registerTrackingProjections } from "../../src/jobs/projections.js";
+
+// Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
+registerTrackingProjections();
 
 export interface SummaryVsScanOptions {
   events: number;

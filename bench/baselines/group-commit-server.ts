@@ -17,6 +17,10 @@ import { logKey } from "../../src/tracking/append-log.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { applyTrackingTogether, type TrackingRequest } from "../../src/tracking/index.js";
 import { whenBodyRead } from "./uws-body.js";
+import { registerTrackingProjections } from "../../src/jobs/projections.js";
+
+// Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
+registerTrackingProjections();
 
 const ANSWER = '{"success":true}';
 

@@ -3,7 +3,8 @@
  * Buffer digest and against createHash, and a hit in a field's bucket rows (one lookup serves every rollout on the field).
  */
 import { createHash, hash } from "node:crypto";
-import { FieldBuckets, rolloutBucket } from "../../src/evaluation/rollout-hash.js";
+import { rolloutBucket } from "../../src/evaluation/rollout-bucket.js";
+import { FieldBuckets } from "../../src/evaluation/rollout-hash.js";
 import { consume, runMicro, type MicroFigure, type MicroOptions } from "../support/micro.js";
 
 function bucketWithCreateHash(input: string): number {

@@ -11,9 +11,9 @@ import {
   type RouteDecision,
   type StreamResponse,
   type StreamSink,
-} from "../../src/api/types.js";
-import { INTERNAL_ERROR, runDecision } from "../../src/api/run-decision.js";
-import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../../src/api/over-limit-body.js";
+} from "../../src/http/types.js";
+import { INTERNAL_ERROR, runDecision } from "../../src/http/run-decision.js";
+import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../../src/http/over-limit-body.js";
 
 /** A stream whose unsent output passes this is not keeping up: sink.write() says so and the core drops it. */
 const STREAM_BACKLOG_LIMIT_BYTES = 1024 * 1024;

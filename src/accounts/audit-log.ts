@@ -1,5 +1,5 @@
 import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
-import { decodeCursor, encodeCursor } from "../tracking/cursor.js";
+import { decodeCursor, encodeCursor } from "../storage/cursor.js";
 import type { AuditEntry } from "./records.js";
 
 const COUNTER = "audit";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../errors/catalogue.js";
 import type { ManagementPrincipal } from "./principal.js";
-import { authorize, PERMISSIONS, permits, ROLE_PERMISSIONS, ROLES, type Permission, type Role } from "./roles.js";
+import { authorize, permits } from "./permissions.js";
+import { PERMISSIONS, ROLE_PERMISSIONS, ROLES, type Permission, type Role } from "./roles.js";
 
 const member = (role: Role): ManagementPrincipal => ({ kind: "member", memberId: "m", email: "m@x.test", role, sessionId: "s", sessionDigest: "d", csrfToken: "c" });
 const token = (memberRole: Role, readOnly: boolean): ManagementPrincipal => ({

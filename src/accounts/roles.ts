@@ -1,6 +1,3 @@
-import { ServiceError } from "../errors/catalogue.js";
-import type { ManagementPrincipal } from "./principal.js";
-
 export const ROLES = ["owner", "editor", "viewer"] as const;
 /** `owner`: everything; `editor`: everything but members and the admin token; `viewer`: reads only. */
 export type Role = (typeof ROLES)[number];
@@ -27,28 +24,4 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Whether a request method changes nothing (no CSRF token needed, allowed to read-only tokens). */
 export function isSafeMethod(method: string): boolean {
   return SAFE_METHODS.has(method);
-}
-
-/**
- * Whether `principal` may use a route declaring `permission` with `method`. The admin token may do everything; a
- * member acts with their role; a token with its member's role, except that a read-only token changes nothing at
- * all (not even its own tokens: a read-only token minting a full one would be an escalation).
- */
-export function permits(principal: ManagementPrincipal, permission: Permission, method: string): boolean {
-  switch (principal.kind) {
-    case "admin":
-      return true;
-    case "member":
-      return ROLE_PERMISSIONS[principal.role].has(permission);
-    case "token":
-      if (principal.readOnly && !isSafeMethod(method)) return false;
-      return ROLE_PERMISSIONS[principal.role].has(permission);
-  }
-}
-
-/** Throws 403 `FORBIDDEN` unless `principal` may use a route declaring `permission`. */
-export function authorize(principal: ManagementPrincipal, permission: Permission, method: string): void {
-  if (permits(principal, permission, method)) return;
-  const who = principal.kind === "token" && principal.readOnly ? "A read-only token" : `The ${principal.kind === "admin" ? "admin" : principal.role} role`;
-  throw new ServiceError("FORBIDDEN", `${who} cannot do this.`);
 }

@@ -1,7 +1,7 @@
 import { BoundedMap } from "../caching/bounded-map.js";
 import type { KvStore, KvTable } from "../storage/kv.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
-import { isExposure } from "./attribution.js";
+import { isExposure } from "../tracking/attribution.js";
 import {
   cellKey,
   dayOf,

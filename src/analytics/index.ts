@@ -1,7 +1,6 @@
 /** Company-level adoption, satisfaction and exposure of features (docs/ANALYTICS.md). */
 export { AggregateWriter } from "./aggregate-writer.js";
-export { ANALYTICS_ROUTES } from "./analytics-routes.js";
-export { featureEventCompany, isExposure } from "./attribution.js";
+export { featureEventCompany, isExposure } from "../tracking/attribution.js";
 export { AnalyticsQueries, usageNames, type CompanyFeatureRow, type FeatureCompanyRow, type FeatureSummary } from "./queries.js";
 export { rebuildAggregates, type RebuildReport } from "./rebuild.js";
 export { DEFAULT_ANALYTICS_SETTINGS, getAnalyticsSettings, putAnalyticsSettings, type AnalyticsSettings } from "./settings.js";

@@ -7,7 +7,7 @@ import { displayName, type FeatureRecord } from "../features/records.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";
 import { readLog, type LogTable } from "../tracking/append-log.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
-import { isExposure } from "./attribution.js";
+import { isExposure } from "../tracking/attribution.js";
 import { dayOf } from "./keys.js";
 import type { CompanyStanding, FeatureSummary } from "./queries.js";
 import { adoptionState, NO_USAGE, satisfactionOf } from "./states.js";

@@ -3,7 +3,7 @@ import { logEntries, type LogTable } from "../tracking/append-log.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord, UserRecord } from "../tracking/records.js";
 import { userKey } from "../tracking/users-companies.js";
 import { AggregateWriter } from "./aggregate-writer.js";
-import { featureEventCompany } from "./attribution.js";
+import { featureEventCompany } from "../tracking/attribution.js";
 import { aggregateRanges } from "./keys.js";
 
 /** What a rebuild read and wrote. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../errors/catalogue.js";
-import { featureEventCompany, isExposure } from "./attribution.js";
+import { featureEventCompany, isExposure } from "../tracking/attribution.js";
 import { adoptionState } from "./states.js";
 import { MAX_WINDOW_DAYS, resolveWindow, windowOfDays } from "./window.js";
 

@@ -3,7 +3,7 @@ import { defineConfig } from "vite";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
-/** The dashboard builds into dist/dashboard, served by the service under /dashboard/ (src/web). */
+/** The dashboard builds into dist/dashboard, served by the service under /dashboard/ (src/routes/dashboard). */
 export default defineConfig({
   root,
   base: "/dashboard/",

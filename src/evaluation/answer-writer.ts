@@ -9,12 +9,13 @@
  */
 import { ChunkedViews } from "./chunked-views.js";
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
-import type { EvaluationScope } from "./compile-filter.js";
+import type { EvaluationScope } from "./evaluation-scope.js";
 import { evaluatedFeature } from "./evaluated-feature.js";
 import { beginEvaluation } from "./rollout-slots.js";
 import { optInItem } from "./evaluate-ruleset.js";
 import { serializeEvaluation } from "./serialize-evaluation.js";
 import type { EvaluatedFeature, OptInItem } from "./types.js";
+import type { CachedOutcome, ItemCache } from "./item-cache.js";
 
 /** Rules (or variants) whose results fit an outcome number; a longer list takes the per-request path. */
 const MAX_CACHED_RULES = 24;
@@ -25,23 +26,6 @@ const MISSING_CODE_LIMIT = 2 ** 26;
 
 /** Outcome numbers below this index an array instead of a map (a lookup without hashing). */
 const DENSE_OUTCOMES = 1_024;
-
-/** One remembered outcome: its item's bytes, and what a caller derived from it (see OutcomeView.memo). */
-export interface CachedOutcome {
-  readonly bytes: Uint8Array;
-  memo: unknown;
-}
-
-/** The remembered outcomes of one compiled feature. */
-export class ItemCache {
-  /** Outcomes with no missing field (most of them) whose number is small, by that number. */
-  readonly dense: (CachedOutcome | undefined)[] = [];
-  /** Outcomes with no missing field and a larger number. */
-  readonly plain = new Map<number, CachedOutcome>();
-  /** The others, by that number and then by the two lists' missing-fields code. */
-  readonly withMissing = new Map<number, Map<number, CachedOutcome>>();
-  size = 0;
-}
 
 /** A feature's outcome as an `onItem` callback sees it. */
 export interface OutcomeView {

@@ -5,7 +5,8 @@ import type { Filter } from "../schemas/rules.js";
 import { compileFilter, createScope, missingNames } from "./compile-filter.js";
 import { FieldRegistry } from "./field-registry.js";
 import { flattenContext } from "./flatten-context.js";
-import { rolloutBucket, RolloutCaches } from "./rollout-hash.js";
+import { rolloutBucket } from "./rollout-bucket.js";
+import { RolloutCaches } from "./rollout-hash.js";
 
 const on: Filter = { type: "constant", value: true };
 const off: Filter = { type: "constant", value: false };

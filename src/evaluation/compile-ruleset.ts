@@ -5,8 +5,9 @@
  */
 import { type Filter, validateFilterTree } from "../schemas/rules.js";
 import type { ValidationIssue } from "../errors/catalogue.js";
-import { ItemCache } from "./answer-writer.js";
-import { compileFilter, createScope, type EvaluationScope, type FilterFn } from "./compile-filter.js";
+import { ItemCache } from "./item-cache.js";
+import { compileFilter, createScope, type FilterFn } from "./compile-filter.js";
+import type { EvaluationScope } from "./evaluation-scope.js";
 import { FieldRegistry } from "./field-registry.js";
 import { RolloutCaches } from "./rollout-hash.js";
 import { type FieldTrie, fieldTrie } from "./flatten-context.js";

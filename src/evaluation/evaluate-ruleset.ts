@@ -1,6 +1,7 @@
 /** Evaluates a compiled ruleset against one context. Never throws. */
 import type { CompiledFeature, CompiledRules, CompiledRuleset } from "./compile-ruleset.js";
-import { missingNames, type EvaluationScope, type FilterFn } from "./compile-filter.js";
+import { missingNames, type FilterFn } from "./compile-filter.js";
+import type { EvaluationScope } from "./evaluation-scope.js";
 import { EvaluatedConfigResult, evaluatedFeature, EvaluatedFeatureResult } from "./evaluated-feature.js";
 import { resolveFields } from "./flatten-context.js";
 import { beginEvaluation } from "./rollout-slots.js";

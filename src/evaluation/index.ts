@@ -5,7 +5,7 @@ export { writeAnswer, type AnswerOptions, type AnswerTarget, type OutcomeView } 
 export { contextValues, evaluateRuleset } from "./evaluate-ruleset.js";
 export { nestedContext, parseFlatQuery, type FlatQuery } from "./flat-query.js";
 export { flattenContext } from "./flatten-context.js";
-export { rolloutBucket } from "./rollout-hash.js";
+export { rolloutBucket } from "./rollout-bucket.js";
 export { serializeEvaluation } from "./serialize-evaluation.js";
 export type {
   ConfigVariants,

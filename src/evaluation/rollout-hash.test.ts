@@ -2,7 +2,8 @@ import { hashInt } from "@bucketco/flag-evaluation";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
-import { encodeLikeJsSha256, FieldBuckets, rolloutBucket, RolloutCaches, UNKNOWN_BUCKET } from "./rollout-hash.js";
+import { encodeLikeJsSha256, rolloutBucket, UNKNOWN_BUCKET } from "./rollout-bucket.js";
+import { FieldBuckets, RolloutCaches } from "./rollout-hash.js";
 
 describe("rolloutBucket", () => {
   it("matches the golden vectors (the whole `<key>.<value>` string is the input)", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rolloutBucket } from "./rollout-hash.js";
+import { rolloutBucket } from "./rollout-bucket.js";
 import { bucketOfFirstWord, RolloutHasher } from "./rollout-hasher.js";
 import { compressLanes, LANES, lanes, prefixCount } from "./sha256x4.js";
 

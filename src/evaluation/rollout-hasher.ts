@@ -8,7 +8,7 @@
  * (CPU profile of GET /features/evaluated, 50 features, distinct contexts). Here the key's bytes are laid out once,
  * in sha256x4's prefix table, and a value costs its bytes written once and a quarter of a compression.
  */
-import { bucketOfLow20, encodeLikeJsSha256, rolloutBucket } from "./rollout-hash.js";
+import { bucketOfLow20, encodeLikeJsSha256, rolloutBucket } from "./rollout-bucket.js";
 import { compressLanes, lanes, prefixAddress, setLane, valueSlot } from "./sha256x4.js";
 
 /** The longest message one block holds: 64 bytes less the 0x80 marker and the 8-byte length. */

@@ -6,9 +6,10 @@
  * that have a value in this context and are usually read. A rollout behind a condition most contexts fail
  * (`user.role IS admin AND rollout`) is rarely read: speculating on it cost a lane, and a compression per four.
  */
-import type { EvaluationScope } from "./compile-filter.js";
+import type { EvaluationScope } from "./evaluation-scope.js";
 import { bucketOfFirstWord } from "./rollout-hasher.js";
-import { type RolloutSlot, UNKNOWN_BUCKET } from "./rollout-hash.js";
+import type { RolloutSlot } from "./rollout-hash.js";
+import { UNKNOWN_BUCKET } from "./rollout-bucket.js";
 import { compressLanes, LANES, lanes } from "./sha256x4.js";
 
 const laneSlots = new Int32Array(LANES);

@@ -10,9 +10,9 @@ import {
   type RouteDecision,
   type StreamResponse,
   type StreamSink,
-} from "../api/types.js";
-import { runDecision } from "../api/run-decision.js";
-import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../api/over-limit-body.js";
+} from "./types.js";
+import { runDecision } from "./run-decision.js";
+import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "./over-limit-body.js";
 import { loadNativeUws, type UwsModule } from "./load-uws.js";
 
 

@@ -12,7 +12,7 @@ import { contextValue, featureDefinitions, stringAtom } from "../../test/parity/
 import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import type { EvaluateJob } from "../workers/protocol.js";
+import type { EvaluateJob } from "./protocol.js";
 import { evaluateJob, evaluateNested, type Evaluation } from "./evaluate-job.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJobs } from "./run-job.js";

@@ -13,11 +13,12 @@ import {
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
 import { evaluationRow, recordEvaluations, type Evaluations } from "../tracking/index.js";
-import type { EvaluateJob, JobResult } from "../workers/protocol.js";
+import type { EvaluateJob, JobResult } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
-import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf, type EntityKind, type StoredEntity } from "./remote-context.js";
+import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
+import type { EntityKind, StoredEntity } from "./stored-entity.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
-import { compressAnswer } from "../serving/answer-encoding.js";
+import { compressAnswer } from "../evaluation/answer-encoding.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 

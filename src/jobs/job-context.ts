@@ -3,8 +3,9 @@ import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
 import { AttributeCache } from "./attribute-cache.js";
+import { registerTrackingProjections } from "./projections.js";
 import { RulesetCache } from "./ruleset-cache.js";
-import type { StoredEntity } from "./remote-context.js";
+import type { StoredEntity } from "./stored-entity.js";
 
 /** What a job needs, built once per thread over that thread's store handle. */
 export interface JobContext {
@@ -23,6 +24,7 @@ export interface JobContext {
 const ATTRIBUTE_CACHE_ENTRIES = 50_000;
 
 export function createJobContext(store: KvStore): JobContext {
+  registerTrackingProjections();
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
   return {

@@ -6,7 +6,7 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { TrackingCall } from "../schemas/tracking.js";
-import type { EvaluateJob, TrackJob } from "../workers/protocol.js";
+import type { EvaluateJob, TrackJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJobs } from "./run-job.js";
 

@@ -1,8 +1,8 @@
-import { errorResponse } from "../api/responses.js";
+import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { applyTrackingTogether, canShareTransaction, type TrackingRequest } from "../tracking/index.js";
 import type { AnswerTarget } from "../evaluation/index.js";
-import type { Job, JobResult } from "../workers/protocol.js";
+import type { Job, JobResult } from "./protocol.js";
 import { evaluateJob, runEvaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
 import { parseTrackJob, runTrackJob, tracked } from "./track-job.js";

@@ -1,8 +1,8 @@
-import { parseJsonBody } from "../api/json-body.js";
+import { parseJsonBody } from "../schemas/json-body.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { parseTrackingCall, type TrackingItem } from "../schemas/tracking.js";
 import { applyTracking } from "../tracking/index.js";
-import type { JobResult, TrackJob } from "../workers/protocol.js";
+import type { JobResult, TrackJob } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };

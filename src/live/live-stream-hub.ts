@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { FlagStateNotifier } from "../features/flag-state-notifier.js";
-import type { StreamResponse, StreamSink } from "../api/types.js";
+import type { StreamResponse, StreamSink } from "../http/types.js";
 import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT, flagsUpdatedFrame } from "./sse-frames.js";
 
 export interface LiveStreamLimits {

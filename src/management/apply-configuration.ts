@@ -5,7 +5,7 @@ import type { FeatureRecord } from "../features/records.js";
 import type { EnvironmentRecord } from "../tenancy/records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
-import { prepareTargeting, segmentLookup } from "../segments/targeting-writes.js";
+import { prepareTargeting, segmentLookup } from "./targeting-writes.js";
 import { applyOptIn } from "../optin/opt-in-store.js";
 
 type ConfigurationAppliers = Pick<

@@ -1,7 +1,7 @@
 /** Appliers for segments (API.md §10): named company filters that targeting rules reference and serve inlined. */
 import { findCycle, segmentRefs } from "../segments/inline.js";
 import type { SegmentRecord } from "../segments/records.js";
-import { prepareTargeting, saveTargeting, segmentLookup, type PreparedTargeting } from "../segments/targeting-writes.js";
+import { prepareTargeting, saveTargeting, segmentLookup, type PreparedTargeting } from "./targeting-writes.js";
 import type { AppRecord } from "../tenancy/records.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { RetargetedFeature } from "./changes.js";

@@ -1,4 +1,4 @@
-import type { ApiCore, FrontEnd, FrontEndLimits } from "../api/types.js";
+import type { ApiCore, FrontEnd, FrontEndLimits } from "../http/types.js";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import { detectDataDirKind } from "../storage/data-dir-kind.js";

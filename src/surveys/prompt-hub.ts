@@ -4,7 +4,7 @@
  * the user gets a prompt and writes it to each of their streams. Checks of one user never run side by side: one
  * asked for while another runs runs once more after it, so no tracked use is missed and no prompt sent twice.
  */
-import type { StreamResponse, StreamSink } from "../api/types.js";
+import type { StreamResponse, StreamSink } from "../http/types.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT } from "../live/sse-frames.js";
 import type { Logger } from "../observability/logger.js";

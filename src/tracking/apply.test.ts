@@ -12,6 +12,10 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking, applyTrackingTogether, canShareTransaction, evaluationRow, recordEvaluations, type TrackingRequest, type TrackingResult } from "./apply.js";
 import { TrackingReader } from "./reader.js";
 import type { EventRecord } from "./records.js";
+import { registerTrackingProjections } from "../jobs/projections.js";
+
+// Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
+registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 0, 1);
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,14 +1,13 @@
 import type { EventItem, CompanyItem, FeatureEventItem, PromptEventItem, TrackingItem, UserItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { AggregateWriter } from "../analytics/aggregate-writer.js";
-import { featureEventCompany } from "../analytics/attribution.js";
+import { featureEventCompany } from "./attribution.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { packValue } from "../storage/value-encoding.js";
 import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
-import { markPromptDone } from "../surveys/prompt-store.js";
+import { openProjections, type ProjectionWriter } from "./projections.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -108,7 +107,7 @@ export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
 export interface Evaluations {
   action: FeatureEventItem["action"];
   evalContext: Record<string, unknown> | null;
-  /** Each feature's key and result, for the aggregates. */
+  /** Each feature's key and result, for the projections. */
   results: readonly Pick<FeatureEventItem, "key" | "evalResult">[];
   /** Each feature's stored row: EVALUATION_FIELDS' values, as an array or as its msgpack bytes (evaluationRow). */
   rows: readonly (unknown[] | Uint8Array)[];
@@ -154,8 +153,8 @@ function checkReferencesBeforeWriting(store: KvStore, environmentId: string, ite
 export class TrackingWriter {
   private readonly entities: EntityWriter;
   private readonly sequences: SequenceAllocator;
-  /** Analytics aggregates, kept in the same transaction as the entries they summarise. */
-  private readonly aggregates: AggregateWriter;
+  /** What derives from the entries (analytics, surveys), written in the same transaction (projections.ts). */
+  private readonly projections: ProjectionWriter;
   private readonly latestCompanyOf = (userId: string): string | null => this.entities.latestCompanyOf(userId);
 
   constructor(
@@ -166,7 +165,7 @@ export class TrackingWriter {
   ) {
     this.entities = new EntityWriter(store, environmentId);
     this.sequences = new SequenceAllocator(store, environmentId);
-    this.aggregates = new AggregateWriter(store, environmentId);
+    this.projections = openProjections(store, environmentId);
   }
 
   write(item: Exclude<TrackingItem, { type: "feedback" }>): void {
@@ -192,15 +191,14 @@ export class TrackingWriter {
   /** `newId`: the id a new feedback gets, when decided beforehand (cluster mode: every node must store the same one). */
   feedback(item: Extract<TrackingItem, { type: "feedback" }>, feature: FeatureRef, newId?: string): string {
     const record = writeFeedback(this.store, this.environmentId, item, feature, this.receivedAt, this.sequences, this.latestCompanyOf, newId);
-    this.aggregates.feedback(record);
-    if (item.promptId !== undefined) markPromptDone(this.store, this.environmentId, item.promptId);
+    this.projections.feedback(record);
     return record.feedbackId;
   }
 
   finish(): void {
     this.entities.flush();
     this.sequences.save();
-    this.aggregates.flush();
+    this.projections.flush();
   }
 
   private sighting(item: UserItem | CompanyItem | EventItem, attributes: UserItem["attributes"]): Sighting {
@@ -249,7 +247,7 @@ export class TrackingWriter {
       active: item.active,
     };
     this.append("events", record);
-    this.aggregates.event(record);
+    this.projections.event(record);
   }
 
   private featureEvent(item: FeatureEventItem): void {
@@ -265,7 +263,7 @@ export class TrackingWriter {
       receivedAt: this.receivedAt,
     };
     this.append("featureEvents", record);
-    this.aggregates.featureEvent(record);
+    this.projections.featureEvent(record);
   }
 
   /** Feature events sharing one context, action and time, as one group: each still its own entry to readers. */
@@ -291,7 +289,7 @@ export class TrackingWriter {
       rows: packedRows,
       count: encoded.length,
     });
-    for (const result of results) this.aggregates.featureEvent({ action, key: result.key, evalResult: result.evalResult ?? null, countsForCompanyId, receivedAt });
+    for (const result of results) this.projections.featureEvent({ action, key: result.key, evalResult: result.evalResult ?? null, countsForCompanyId, receivedAt });
   }
 
   private promptEvent(item: PromptEventItem): void {
@@ -304,7 +302,7 @@ export class TrackingWriter {
       receivedAt: this.receivedAt,
     };
     this.append("promptEvents", record);
-    if (item.action === "dismissed") markPromptDone(this.store, this.environmentId, item.promptId);
+    this.projections.promptEvent(record);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../errors/catalogue.js";
-import { checkListLimit, decodeCursor, DEFAULT_LIST_LIMIT, encodeCursor, MAX_LIST_LIMIT, parseListQuery } from "./cursor.js";
+import { checkListLimit, decodeCursor, DEFAULT_LIST_LIMIT, encodeCursor, MAX_LIST_LIMIT, parseListQuery } from "../storage/cursor.js";
 
 function code(read: () => unknown): string | undefined {
   try {

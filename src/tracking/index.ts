@@ -10,7 +10,7 @@ export {
   type TrackingRequest,
   type TrackingResult,
 } from "./apply.js";
-export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "./cursor.js";
+export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "../storage/cursor.js";
 export {
   TrackingReader,
   type CompanyView,

@@ -9,8 +9,12 @@ import type { KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking } from "./apply.js";
-import { MAX_LIST_LIMIT } from "./cursor.js";
+import { MAX_LIST_LIMIT } from "../storage/cursor.js";
 import { TrackingReader } from "./reader.js";
+import { registerTrackingProjections } from "../jobs/projections.js";
+
+// Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
+registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 5, 1);
 

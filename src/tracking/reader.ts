@@ -1,7 +1,7 @@
 import type { Attributes } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
-import { checkListLimit, decodeCursor, encodeCursor } from "./cursor.js";
+import { checkListLimit, decodeCursor, encodeCursor } from "../storage/cursor.js";
 import type { CompanyRecord, EntityUpdateRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
 import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
 

@@ -4,7 +4,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { JobContext } from "../jobs/job-context.js";
 import { runJob, runJobs } from "../jobs/run-job.js";
 import { evaluateJob } from "../jobs/evaluate-job.js";
-import type { Batch, EvaluateJob, Job, JobResult, WorkerSetup } from "./protocol.js";
+import type { Batch, EvaluateJob, Job, JobResult, WorkerSetup } from "../jobs/protocol.js";
 import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
 import { BatchGate, sendSpread } from "./batch-gate.js";

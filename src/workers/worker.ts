@@ -8,7 +8,7 @@ import { Piscina } from "piscina";
 import { createJobContext, type JobContext } from "../jobs/job-context.js";
 import { runJobs } from "../jobs/run-job.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
-import type { Batch, WorkerSetup } from "./protocol.js";
+import type { Batch, WorkerSetup } from "../jobs/protocol.js";
 import { AnswerRing } from "./answer-ring.js";
 import { ResultArena } from "./result-packing.js";
 

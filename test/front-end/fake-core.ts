@@ -1,5 +1,5 @@
 import { ERRORS } from "../../src/errors/catalogue.js";
-import type { ApiCore, ApiRequest, ApiResponse, RouteDecision, StreamSink } from "../../src/api/types.js";
+import type { ApiCore, ApiRequest, ApiResponse, RouteDecision, StreamSink } from "../../src/http/types.js";
 
 /** A small ApiCore with one route per front-end behaviour under test, and hooks to steer and observe them. */
 export interface FakeCore extends ApiCore {

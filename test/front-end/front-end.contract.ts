@@ -1,7 +1,7 @@
 import { Agent } from "node:http";
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ApiCore, FrontEnd, FrontEndLimits } from "../../src/api/types.js";
+import type { ApiCore, FrontEnd, FrontEndLimits } from "../../src/http/types.js";
 import { BINARY_BODY, createFakeCore, LIMITED_BODY_LIMIT, STREAM_PREAMBLE, type FakeCore } from "./fake-core.js";
 import { eventually, jsonOf, openStream, send, sendRaw } from "./http-client.js";
 

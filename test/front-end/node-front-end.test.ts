@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNodeFrontEnd } from "../../native-free/http/node-front-end.js";
-import type { FrontEnd } from "../../src/api/types.js";
+import type { FrontEnd } from "../../src/http/types.js";
 import { describeFrontEndContract, TEST_LIMITS } from "./front-end.contract.js";
 import { describeOverLimitContract } from "./over-limit.contract.js";
 import { createFakeCore } from "./fake-core.js";

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { drainBound } from "../../src/api/over-limit-body.js";
-import type { ApiCore, FrontEnd, FrontEndLimits } from "../../src/api/types.js";
+import { drainBound } from "../../src/http/over-limit-body.js";
+import type { ApiCore, FrontEnd, FrontEndLimits } from "../../src/http/types.js";
 import { createFakeCore, LIMITED_BODY_LIMIT } from "./fake-core.js";
 import { jsonOf, send, sendInPieces, sendRaw, type Reply } from "./http-client.js";
 

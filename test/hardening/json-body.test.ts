@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { exceedsJsonDepth, findPrototypeKey, MAX_JSON_DEPTH, parseJsonBody } from "../../src/api/json-body.js";
+import { exceedsJsonDepth, findPrototypeKey, MAX_JSON_DEPTH, parseJsonBody } from "../../src/schemas/json-body.js";
 import { ServiceError } from "../../src/errors/catalogue.js";
 
 const JSON_TYPE = "application/json";

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiCore } from "../../src/api/core.js";
-import { RateLimiter } from "../../src/api/rate-limiter.js";
-import type { RouteSpec } from "../../src/api/route.js";
-import { Router } from "../../src/api/router.js";
-import type { ApiRequest, ApiResponse } from "../../src/api/types.js";
+import { createApiCore } from "../../src/routes/kit/core.js";
+import { RateLimiter } from "../../src/routes/kit/rate-limiter.js";
+import type { RouteSpec } from "../../src/routes/kit/route.js";
+import { Router } from "../../src/routes/kit/router.js";
+import type { ApiRequest, ApiResponse } from "../../src/http/types.js";
 import { digestKey } from "../../src/tenancy/identifiers.js";
 import type { KeyIndex } from "../../src/tenancy/key-index.js";
 import { request } from "../support/http.js";

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { COMPRESSIBLE_EXTENSIONS, COMPRESS_MIN_BYTES, DEFAULT_DASHBOARD_DIR } from "../../src/web/static-assets.js";
+import { COMPRESSIBLE_EXTENSIONS, COMPRESS_MIN_BYTES, DEFAULT_DASHBOARD_DIR } from "../../src/routes/dashboard/static-assets.js";
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import type { StreamSpec } from "./soak-streams.js";
+import type { StreamSpec } from "./stream-spec.js";
 
 /** The part of autocannon's API used here (it ships no types). */
 export interface LoadRequest {

@@ -4,19 +4,9 @@
  */
 import { bulkMixedBody, eventBody, trafficQueries } from "../../bench/support/fixtures.js";
 import { getStream, postStream, type Stream } from "./load-streams.js";
+import type { StreamSpec } from "./stream-spec.js";
 
 export const BULK_ITEMS = 50;
-
-export type StreamKind = "evaluation" | "event" | "bulk";
-
-export interface StreamSpec {
-  kind: StreamKind;
-  /** Keys of the seeded app; the baseline server needs none. */
-  publishableKey: string;
-  secretKey: string;
-  /** Numbering of users and bodies starts here, so that every window sends new ones. */
-  sequenceStart: number;
-}
 
 /** The stream a spec names. */
 export function streamOf(spec: StreamSpec): Stream {

@@ -6,7 +6,8 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { runStream } from "./load-streams.js";
-import { streamOf, type StreamSpec } from "./soak-streams.js";
+import { streamOf } from "./soak-streams.js";
+import type { StreamSpec } from "./stream-spec.js";
 
 const { url, spec, seconds, rate } = JSON.parse(process.argv[2]!) as { url: string; spec: StreamSpec; seconds: number; rate?: number };
 /** The monitor's timer period: its figures include it, so it is taken off what is reported. */

@@ -1,0 +1,36 @@
+/**
+ * A feature's targeting with its segment references inlined, prepared before anything is written (a refused change
+ * must write nothing: the store commits whatever its transaction wrote) and then saved.
+ */
+import type { HistoryLink } from "../features/records.js";
+import type { ApplyContext } from "./apply-context.js";
+import { inlineTargeting, segmentRefs } from "../segments/inline.js";
+
+type Lookup = (segmentId: string) => { filter: unknown } | undefined;
+
+export type PreparedTargeting = { ok: true; served: unknown[]; segmentRules: unknown[] | undefined } | { ok: false; message: string };
+
+/** The segments of an app as stored, or with `override` in place of one of them (a change about to write it). */
+export function segmentLookup(context: ApplyContext, appId: string, override?: { id: string; filter: unknown }): Lookup {
+  return (segmentId) => (override && segmentId === override.id ? override : context.segments.getSegment(appId, segmentId));
+}
+
+/** `authored` (which may name segments) inlined and checked as plain targeting. */
+export function prepareTargeting(authored: unknown[], lookup: Lookup): PreparedTargeting {
+  const inlined = inlineTargeting(authored, lookup);
+  if (!inlined.ok) return inlined;
+  return { ok: true, served: inlined.value, segmentRules: segmentRefs(authored).size > 0 ? authored : undefined };
+}
+
+/** Saves prepared targeting as the feature's new version in one environment (which must hold the feature). */
+export function saveTargeting(
+  context: ApplyContext,
+  environmentId: string,
+  featureKey: string,
+  prepared: Extract<PreparedTargeting, { ok: true }>,
+  at: string,
+  link: HistoryLink,
+): { version: number; flagStateVersion: number } {
+  const written = context.features.writeRules(environmentId, featureKey, "targeting", prepared.served, at, link, prepared.segmentRules)!;
+  return { version: written.state.targeting.version, flagStateVersion: written.flagStateVersion };
+}

@@ -1,0 +1,41 @@
+import type { Permission } from "../../accounts/roles.js";
+import type { Access, Principal } from "./auth.js";
+import type { ApiRequest, ApiResponse, StreamResponse } from "../../http/types.js";
+
+/** Body limits of API.md §2. */
+export const BODY_LIMITS = {
+  none: 0,
+  single: 64 * 1024,
+  bulk: 2 * 1024 * 1024,
+  admin: 1024 * 1024,
+} as const;
+
+export interface RouteContext<S> {
+  request: ApiRequest;
+  params: Record<string, string>;
+  principal: Principal;
+  services: S;
+}
+
+export type RouteResult = ApiResponse | StreamResponse;
+
+export interface RouteSpec<S> {
+  access: Access;
+  /** For `admin` routes: what the caller's role must allow (the one role table, src/accounts/roles.ts). */
+  permission?: Permission;
+  bodyLimit: number;
+  /** Front-facing routes answer browsers: CORS headers and preflights. */
+  cors: boolean;
+  handle(context: RouteContext<S>): Promise<RouteResult> | RouteResult;
+}
+
+/** An environment-scoped principal's environment, or a 403 for anything else. */
+export function environmentOf(principal: Principal): { appId: string; environmentId: string } {
+  if (!("environmentId" in principal)) throw new Error("route misconfigured: no environment principal");
+  return { appId: principal.appId, environmentId: principal.environmentId };
+}
+
+/** A management route: a management credential whose role allows `permission`; no CORS (the dashboard is same-origin). */
+export function managementRoute<S>(permission: Permission, bodyLimit: number, handle: RouteSpec<S>["handle"]): RouteSpec<S> {
+  return { access: "admin", permission, bodyLimit, cors: false, handle };
+}

@@ -1,0 +1,71 @@
+import { ok } from "../../http/responses.js";
+import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import type { ApiResponse } from "../../http/types.js";
+import type { HistoryEntry } from "../../features/records.js";
+import { staleFlags } from "../mcp/stale-flags.js";
+import type { Services } from "../kit/services.js";
+import type { EvaluateJob } from "../../jobs/protocol.js";
+import { presentFeature } from "./present.js";
+
+type Context = RouteContext<Services>;
+
+
+/** The newest targeting or config version: when the feature last changed in this environment, and who did it. */
+function lastChangeOf(history: HistoryEntry[]): { at: string; kind: string; version: number; actor: HistoryEntry["actor"] | null } | null {
+  let last: HistoryEntry | undefined;
+  for (const entry of history) if (!last || entry.at >= last.at) last = entry;
+  return last ? { at: last.at, kind: last.kind, version: last.version, actor: last.actor ?? null } : null;
+}
+
+/**
+ * Reads the dashboard needs beyond API.md §6 (our decisions, docs/API.md §9): every feature of an environment with
+ * its rules, last change and stale verdict in one call (the feature list), and an evaluation by the service's own evaluator for a
+ * context typed in the dashboard ("try it"), answered exactly as `GET /features/evaluated` answers an SDK.
+ */
+export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  [
+    "GET",
+    "/admin/environments/:envId/features",
+    managementRoute("read", BODY_LIMITS.none, (context) => {
+      const environment = environmentOrNotFound(context);
+      const { features, tenancy, store } = context.services;
+      const listed = features.listEnvironmentFeatures(environment);
+      // The MCP list_flags verdict (API.md §12), over every environment of the app, so both show the same mark.
+      const app = tenancy.getApp(environment.appId);
+      const environments = (app?.environmentIds ?? [environment.id]).flatMap((id) => tenancy.getEnvironment(id) ?? []);
+      const stale = staleFlags(store, features, environments, listed.map(({ feature }) => feature), Date.now());
+      const list = listed.map(({ feature, state }) => ({
+        ...presentFeature(feature),
+        targeting: state.targeting,
+        config: state.config,
+        lastChange: lastChangeOf(features.listHistory(environment.id, feature.key)),
+        stale: stale.get(feature.key)!.stale,
+        staleReason: stale.get(feature.key)!.reason,
+      }));
+      return ok({ flagStateVersion: environment.flagStateVersion, features: list });
+    }),
+  ],
+  [
+    "GET",
+    "/admin/environments/:envId/evaluate",
+    managementRoute("read", BODY_LIMITS.none, async (context): Promise<ApiResponse> => {
+      const environment = environmentOrNotFound(context);
+      const { services } = context;
+      // The query is the one an SDK sends to /features/evaluated (context.<path>=…, key=…), evaluated by the same job.
+      const job: EvaluateJob = {
+        kind: "evaluate",
+        environmentId: environment.id,
+        minFlagStateVersion: services.flagStates.current(environment.id),
+        query: context.request.query,
+        onlyEnabled: false,
+        attributeEpoch: services.evaluationCache.attributeEpoch(environment.id),
+        // Fresh attributes every time: "try it" right after tracking a company must see what was tracked.
+        attributeCacheMs: 0,
+      };
+      const answer = await services.executor.run(job);
+      return { status: answer.status, headers: { "content-type": "application/json", "cache-control": "no-store", ...answer.headers }, body: answer.body };
+    }),
+  ],
+];

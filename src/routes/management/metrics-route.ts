@@ -1,0 +1,19 @@
+import { managementRoute, type RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import type { Services } from "../kit/services.js";
+
+/**
+ * `GET /metrics` (API.md §11): Prometheus text format, protected like the management API (`read`: the admin token,
+ * any member or API token), because route names, rates and cluster lag describe the deployment.
+ */
+export const METRICS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  [
+    "GET",
+    "/metrics",
+    managementRoute<Services>("read", 0, async ({ services }) => ({
+      status: 200,
+      headers: { "content-type": services.metrics!.contentType },
+      body: await services.metrics!.render(),
+    })),
+  ],
+];

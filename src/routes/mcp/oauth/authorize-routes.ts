@@ -1,0 +1,113 @@
+/**
+ * The authorization endpoint: GET shows the sign-in-and-approve page; its form POSTs back here with the member's
+ * email and password. A good sign-in with "approve" issues a one-time code (an audited `oauth.approve` by the member)
+ * and sends the browser back to the editor; "deny" sends it back with `error=access_denied`. Sign-in failures are
+ * throttled and audited exactly like `POST /admin/session`.
+ */
+import { normaliseEmail } from "../../../accounts/account-repository.js";
+import { checkOrigin } from "../../kit/csrf.js";
+import { ANONYMOUS_ACTOR } from "../../../accounts/principal.js";
+import { digestSecret } from "../../../accounts/secrets.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
+import type { HttpMethod } from "../../kit/router.js";
+import type { ApiResponse } from "../../../http/types.js";
+import { ServiceError } from "../../../errors/catalogue.js";
+import { envelopeFor, submitChange } from "../../kit/submit.js";
+import type { Services } from "../../kit/services.js";
+import { randomBase62 } from "../../../tenancy/identifiers.js";
+import { serviceOrigin } from "../service-origin.js";
+import { approvalPage, errorPage, PAGE_HEADERS } from "./authorize-page.js";
+import { checkAuthorizationRequest, redirectTo, type AuthorizationRequest } from "./authorize-request.js";
+import { CODE_LIFETIME_MS, OAUTH_PATHS } from "./endpoints.js";
+import { formParams } from "./oauth-responses.js";
+
+type Context = RouteContext<Services>;
+
+const DAY_MS = 86_400_000;
+
+function html(status: number, body: string): ApiResponse {
+  return { status, headers: { ...PAGE_HEADERS }, body };
+}
+
+function redirect(location: string): ApiResponse {
+  return { status: 302, headers: { location, "cache-control": "no-store", "referrer-policy": "no-referrer" }, body: "" };
+}
+
+function pageFor(context: Context, request: AuthorizationRequest, status: number, extra: { email?: string; error?: string } = {}): ApiResponse {
+  return html(
+    status,
+    approvalPage({
+      clientName: request.client.name,
+      redirectHost: new URL(request.redirectUri).host || request.redirectUri.split(":")[0]!,
+      tokenDays: Math.max(1, Math.round(context.services.config.accounts.oauthTokenTtlMs / DAY_MS)),
+      params: request.params,
+      ...extra,
+    }),
+  );
+}
+
+function checked(context: Context, params: URLSearchParams): { value: AuthorizationRequest } | { response: ApiResponse } {
+  const origin = serviceOrigin(context.request, context.services.config.accounts.publicOrigin);
+  const result = checkAuthorizationRequest(params, context.services.accounts.repository, origin);
+  if (result.ok) return { value: result.value };
+  return { response: "page" in result ? html(400, errorPage(result.page)) : redirect(result.redirect) };
+}
+
+function showPage(context: Context): ApiResponse {
+  const request = checked(context, new URLSearchParams(context.request.query));
+  return "response" in request ? request.response : pageFor(context, request.value, 200);
+}
+
+async function decide(context: Context): Promise<ApiResponse> {
+  const { services } = context;
+  const form = formParams(context.request.body, context.request.headers["content-type"]);
+  if (!form) return html(400, errorPage("The form was not sent as a form."));
+  // A foreign page must not submit this form (login CSRF); browsers send Origin on form posts.
+  try {
+    checkOrigin(context.request, services.config.accounts.publicOrigin);
+  } catch {
+    return html(403, errorPage("The form was sent from another site."));
+  }
+  const request = checked(context, form);
+  if ("response" in request) return request.response;
+  const { value } = request;
+  if (form.get("decision") !== "approve") return redirect(redirectTo(value.redirectUri, { error: "access_denied", error_description: "The member denied access.", state: value.state }));
+
+  const email = normaliseEmail(form.get("email") ?? "").slice(0, 254);
+  const password = form.get("password") ?? "";
+  const { accounts } = services;
+  let attempt;
+  try {
+    attempt = accounts.throttle.begin(context.request.remoteAddress(), email);
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === "RATE_LIMITED") return pageFor(context, value, 429, { email, error: "Too many failed sign-ins; wait a few minutes and try again." });
+    throw error;
+  }
+  const member = accounts.repository.memberByEmail(email);
+  // The hash is checked whether or not the account exists, so timing does not tell which part was wrong.
+  const valid = password.length > 0 && password.length <= 1024 && (await accounts.passwords.verify(password, member?.password));
+  if (!valid || !member) {
+    await submitChange(context, "sign-in.fail", { email, memberId: member?.id ?? null }, envelopeFor(context, ANONYMOUS_ACTOR));
+    return pageFor(context, value, 401, { email, error: "The email or password is not valid." });
+  }
+  accounts.throttle.succeeded(attempt);
+
+  const code = randomBase62(43);
+  const envelope = envelopeFor(context, { kind: "member", id: member.id, email: member.email });
+  const record = {
+    id: `oac_${randomBase62(12)}`,
+    clientId: value.client.id,
+    memberId: member.id,
+    redirectUri: value.redirectUri,
+    codeChallenge: value.codeChallenge,
+    createdAt: envelope.at,
+    expiresAt: new Date(Date.parse(envelope.at) + CODE_LIFETIME_MS).toISOString(),
+  };
+  await submitChange(context, "oauth-code.issue", { digest: digestSecret(code), code: record }, envelope);
+  return redirect(redirectTo(value.redirectUri, { code, state: value.state }));
+}
+
+export const AUTHORIZE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["GET", OAUTH_PATHS.authorize, { access: "public", bodyLimit: BODY_LIMITS.none, cors: false, handle: showPage }],
+  ["POST", OAUTH_PATHS.authorize, { access: "public", bodyLimit: BODY_LIMITS.single, cors: false, handle: decide }],
+];

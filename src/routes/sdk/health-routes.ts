@@ -1,0 +1,32 @@
+import { ok } from "../../http/responses.js";
+import type { RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+
+/** What /health needs to know in cluster mode; absent when the node runs alone. */
+interface HealthSource {
+  cluster?: { status(): { caughtUp: boolean } & Record<string, unknown> };
+}
+
+/**
+ * `GET /health`: no key. Alone, it answers once the service is ready (the front end only listens then). In cluster
+ * mode (API.md §11) it answers 200 only while the node is connected and caught up, 503 otherwise, with the node's
+ * positions either way, so a load balancer stops sending traffic to a node that cannot replicate.
+ */
+export const HEALTH_ROUTES: [HttpMethod, string, RouteSpec<unknown>][] = [
+  [
+    "GET",
+    "/health",
+    {
+      access: "public",
+      bodyLimit: 0,
+      cors: true,
+      handle: ({ services }) => {
+        const cluster = (services as HealthSource).cluster;
+        if (cluster === undefined) return ok();
+        const status = cluster.status();
+        if (status.caughtUp) return ok({ cluster: status });
+        return { status: 503, headers: { "content-type": "application/json", "retry-after": "1" }, body: JSON.stringify({ success: false, cluster: status }) };
+      },
+    },
+  ],
+];
