@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, enc, get, type Member } from "../api";
+import { api, enc, get, type App as AppRecord, type Member } from "../api";
 import { Card } from "../components/Card";
 import { ACTIONS, DataTable } from "../components/DataTable";
 import { Field } from "../components/Field";
@@ -156,7 +156,7 @@ const AUDIT_PAGE = 50;
 const ENTITY_KINDS = ["app", "environment", "key", "feature", "targeting", "config", "member", "token", "session"];
 
 /** The audit log (API.md §8), paged oldest first as the API pages it, with its entity and actor filters. */
-export function Audit() {
+export function Audit({ apps = [] }: { apps?: AppRecord[] }) {
   const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
   const [filters, setFilters] = useState({ entity: "", actor: "" });
   const pages = useCursorPages();
