@@ -8,7 +8,7 @@ import { Feedback } from "./pages/Feedback";
 import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
-import { navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
+import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
 import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
 import { ScopeContext, type FreshKeys, type Scope } from "./scope";
@@ -157,7 +157,9 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   // `/dashboard/` alone, or a link of the time before URLs named the app: the default app's URL replaces it.
   const fallback = apps ? defaultScope(apps) : undefined;
   useEffect(() => {
-    if (parsed.kind === "default" && fallback) replaceRoute(scopedPath(fallback.app.id, fallback.environment.id, parsed.page, parsed.id));
+    // Read the URL as it is now: a navigation since this render (a new app's keys page) must not be replaced.
+    const now = parseRoute(currentPath());
+    if (now.kind === "default" && fallback) replaceRoute(scopedPath(fallback.app.id, fallback.environment.id, now.page, now.id));
   }, [route.path, fallback?.app.id, fallback?.environment.id]);
 
   const app = parsed.kind === "scoped" ? apps?.find((each) => each.id === parsed.appId) : parsed.kind === "global" ? fallback?.app : undefined;

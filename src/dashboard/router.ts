@@ -13,6 +13,9 @@ export interface HashRoute {
 /** Dispatched when the route changes without a hashchange event (a replaced URL). */
 const ROUTE_REPLACED = "switchyard:route-replaced";
 
+/** The route's path in the address bar at this moment. */
+export const currentPath = (): string => read().path;
+
 function read(): HashRoute {
   const hash = location.hash.replace(/^#/, "") || "/";
   const [path = "/", query = ""] = hash.split("?");

@@ -30,7 +30,7 @@ export function CopyButton({ text, label, class: className = "secondary" }: { te
       <button type="button" class={`copy-button ${className}`} aria-label={label} onClick={() => copyText(text).then(() => setState("copied"), () => setState("failed"))}>
         {state === "copied" ? "Copied" : "Copy"}
       </button>
-      <span role="status" class="visually-hidden">
+      <span aria-live="polite" class="visually-hidden">
         {state === "copied" ? "Copied to the clipboard." : state === "failed" ? "Could not copy: select the text and copy it." : ""}
       </span>
     </span>
