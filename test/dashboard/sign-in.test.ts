@@ -5,7 +5,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
   let harness: Harness;
@@ -53,7 +53,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     const app = (await (await fetch(`${harness.url}/admin/apps`, { headers: { authorization: `Bearer ${harness.server.adminToken}` } })).json()).apps[0];
     expect(new URL(page.url()).hash).toBe(`#/apps/${app.id}/environments/${app.defaultEnvironmentId}/keys`);
     expect(await page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_[A-Za-z0-9]{20,}$/);
-    await page.getByRole("link", { name: "Features", exact: true }).click();
+    await navLink(page, "Features").click();
     await page.getByRole("heading", { name: "Features" }).waitFor();
     expect(await page.getByLabel("App", { exact: true }).inputValue()).toBe(app.id);
     await page.reload();

@@ -136,3 +136,6 @@ export function expectCleanConsole(errors: string[]): void {
 }
 
 export { PASSWORD };
+
+/** A link of the side navigation (the breadcrumb may hold a link of the same name). */
+export const navLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
