@@ -12,6 +12,7 @@ import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
 import { SURVEY_USAGE, surveys } from "./survey-commands.js";
+import { isOperationsCommand, OPERATIONS_USAGE, runOperationsCommand } from "./operations-commands.js";
 import {
   companyTable,
   featureCompaniesTable,
@@ -79,7 +80,8 @@ answer as JSON instead of a table):
   switchyard analytics settings ENV_ID [--retention-days N]
   switchyard analytics rebuild ENV_ID
 
-${SURVEY_USAGE}`;
+${SURVEY_USAGE}
+${OPERATIONS_USAGE}`;
 
 function credential(explicit: string | undefined): string {
   if (explicit) return explicit;
@@ -288,6 +290,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
 }
 
 async function run(): Promise<void> {
+  if (isOperationsCommand(process.argv.slice(2))) return runOperationsCommand(process.argv.slice(2));
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: {

@@ -33,6 +33,9 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "segment.update":
     case "segment.delete":
       return scoped(`app.${token(change.appId)}.segments`);
+    // An import plans against the whole app again when applied, so nothing it read can go stale: one subject per app.
+    case "flags.import":
+      return scoped(`app.${token(change.appId)}.import`);
     case "feature.stage":
       return scoped(`app.${token(change.appId)}.feature.${token(change.featureKey)}`);
     case "survey.put":
@@ -60,6 +63,7 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
       return scoped("admin-token");
     // Applied as a toggle on what the store holds when it arrives: nothing read beforehand can go stale.
     case "opt-in.set":
+    case "backup.create":
     case "sign-in.fail":
     case "credential.touch":
     // Registrations and codes are new records under fresh ids: nothing they read can have changed meanwhile.

@@ -30,6 +30,7 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "segment.create":
     case "segment.update":
     case "segment.delete":
+    case "flags.import":
     case "opt-in.set":
       return tenancy.getApp(change.appId);
     case "key.rotate":
@@ -55,6 +56,7 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "oauth-client.register":
     case "oauth-code.issue":
     case "oauth-code.redeem":
+    case "backup.create":
       return null;
   }
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Member } from "./api";
+import { api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Environment, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
@@ -8,8 +8,12 @@ import { Feedback } from "./pages/Feedback";
 import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
-import { navigate, useHashRoute } from "./router";
-import { ErrorMessage } from "./ui";
+import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
+import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
+import { ErrorMessage, Page } from "./ui";
+import { ScopeContext, type FreshKeys, type Scope } from "./scope";
+
+export type { Scope } from "./scope";
 
 type Boot =
   | { state: "loading" }
@@ -18,28 +22,27 @@ type Boot =
   | { state: "signed-out"; notice?: string }
   | { state: "signed-in"; member: Member };
 
-export interface Scope {
-  apps: AppRecord[];
-  app: AppRecord;
-  environmentId: string;
-  member: Member;
-  canWrite: boolean;
-  reloadApps(): void;
-}
-
 export function App() {
   const [boot, setBoot] = useState<Boot>({ state: "loading" });
   const route = useHashRoute();
 
   const start = async () => {
+    // Signed out (no marker), the page asks nothing that would fail: a failing request logs a console error (§9).
+    if (isMarkedSignedIn()) {
+      try {
+        const session = await api<{ member: Member; csrfToken: string }>("GET", "/admin/session");
+        setCsrfToken(session.csrfToken);
+        return setBoot({ state: "signed-in", member: session.member });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 401) return setBoot({ state: "failed", error });
+        forgetSignedIn();
+      }
+    }
     try {
-      const session = await api<{ member: Member; csrfToken: string }>("GET", "/admin/session");
-      setCsrfToken(session.csrfToken);
-      setBoot({ state: "signed-in", member: session.member });
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) return setBoot({ state: "failed", error });
-      const setup = await get<{ hasOwner: boolean }>("/admin/setup").catch(() => ({ hasOwner: true }));
+      const setup = await get<{ hasOwner: boolean }>("/admin/setup");
       setBoot(setup.hasOwner ? { state: "signed-out" } : { state: "first-start" });
+    } catch (error) {
+      setBoot({ state: "failed", error });
     }
   };
   useEffect(() => {
@@ -49,6 +52,7 @@ export function App() {
   useEffect(() => {
     const ended = () => {
       setCsrfToken(undefined);
+      forgetSignedIn();
       setBoot({ state: "signed-out", notice: "Your session ended: sign in again." });
     };
     addEventListener(SESSION_ENDED, ended);
@@ -57,11 +61,13 @@ export function App() {
 
   const signedIn = (session: SignedIn) => {
     setCsrfToken(session.csrfToken);
+    markSignedIn();
     setBoot({ state: "signed-in", member: session.member });
   };
   const signOut = async () => {
     await api("DELETE", "/admin/session").catch(() => undefined);
     setCsrfToken(undefined);
+    forgetSignedIn();
     setBoot({ state: "signed-out", notice: "You are signed out." });
   };
 
@@ -74,6 +80,7 @@ export function App() {
     case "failed":
       return (
         <main id="main" class="auth">
+          <h1>Switchyard cannot start</h1>
           <ErrorMessage error={boot.error} />
         </main>
       );
@@ -82,23 +89,54 @@ export function App() {
     case "signed-out":
       return <SignIn onSignedIn={signedIn} notice={boot.notice} />;
     case "signed-in":
-      return <Shell member={boot.member} onSignOut={signOut} onExpired={() => setBoot({ state: "signed-out", notice: "Your session ended: sign in again." })} />;
+      return (
+        <Shell
+          member={boot.member}
+          onSignOut={signOut}
+          onExpired={() => (forgetSignedIn(), setBoot({ state: "signed-out", notice: "Your session ended: sign in again." }))}
+        />
+      );
   }
 }
 
+/** The app and environment shown last: `/dashboard/` alone opens them again. */
 const STORED_SCOPE = "switchyard.scope";
+
+function storedScope(): { appId?: string; environmentId?: string } {
+  try {
+    return JSON.parse(localStorage.getItem(STORED_SCOPE) ?? "{}") as { appId?: string; environmentId?: string };
+  } catch {
+    return {};
+  }
+}
+
+function defaultScope(apps: AppRecord[]): { app: AppRecord; environment: Environment } | undefined {
+  const stored = storedScope();
+  const app = apps.find((each) => each.id === stored.appId) ?? apps[0];
+  if (!app) return undefined;
+  const environment =
+    app.environments.find((each) => each.id === stored.environmentId) ?? app.environments.find((each) => each.id === app.defaultEnvironmentId) ?? app.environments[0];
+  return environment && { app, environment };
+}
+
+const NAV: [ScopedPage, string][] = [
+  ["features", "Features"],
+  ["companies", "Companies"],
+  ["users", "Users"],
+  ["feedback", "Feedback"],
+  ["keys", "Keys & SDKs"],
+  ["events", "Live events"],
+];
+
+const PAGE_NAMES: Record<ScopedPage, string> = { features: "Features", companies: "Companies", users: "Users", feedback: "Feedback", keys: "Keys & SDKs", events: "Live events" };
 
 function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): void; onExpired(): void }) {
   const route = useHashRoute();
+  const parsed = parseRoute(route.path);
   const [apps, setApps] = useState<AppRecord[] | undefined>();
   const [error, setError] = useState<unknown>();
-  const [scope, setScope] = useState<{ appId?: string; environmentId?: string }>(() => {
-    try {
-      return JSON.parse(localStorage.getItem(STORED_SCOPE) ?? "{}") as { appId?: string; environmentId?: string };
-    } catch {
-      return {};
-    }
-  });
+  const [fresh, setFreshKeys] = useState<Record<string, FreshKeys>>({});
+  const [menuOpen, setMenuOpen] = useState(false);
   const loadApps = () =>
     get<{ apps: AppRecord[] }>("/admin/apps").then(
       (answer) => setApps(answer.apps),
@@ -107,122 +145,223 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   useEffect(() => {
     void loadApps();
   }, []);
-  useEffect(() => localStorage.setItem(STORED_SCOPE, JSON.stringify(scope)), [scope]);
   // After moving to another page (not on first load), focus its heading so screen readers announce it.
   const firstPath = useRef(route.path);
   useEffect(() => {
+    setMenuOpen(false);
     if (route.path === firstPath.current) return;
     firstPath.current = "";
     requestAnimationFrame(() => document.getElementById("page-title")?.focus());
   }, [route.path]);
 
-  const app = apps?.find((each) => each.id === scope.appId) ?? apps?.[0];
-  const environment = app?.environments.find((each) => each.id === scope.environmentId) ?? app?.environments.find((each) => each.id === app.defaultEnvironmentId) ?? app?.environments[0];
+  // `/dashboard/` alone, or a link of the time before URLs named the app: the default app's URL replaces it.
+  const fallback = apps ? defaultScope(apps) : undefined;
+  useEffect(() => {
+    // Read the URL as it is now: a navigation since this render (a new app's keys page) must not be replaced.
+    const now = parseRoute(currentPath());
+    if (now.kind === "default" && fallback) replaceRoute(scopedPath(fallback.app.id, fallback.environment.id, now.page, now.id));
+  }, [route.path, fallback?.app.id, fallback?.environment.id]);
+
+  const app = parsed.kind === "scoped" ? apps?.find((each) => each.id === parsed.appId) : parsed.kind === "global" ? fallback?.app : undefined;
+  const environment = parsed.kind === "scoped" ? app?.environments.find((each) => each.id === parsed.environmentId) : parsed.kind === "global" ? fallback?.environment : undefined;
+  useEffect(() => {
+    if (parsed.kind === "scoped" && app && environment) localStorage.setItem(STORED_SCOPE, JSON.stringify({ appId: app.id, environmentId: environment.id }));
+  }, [app?.id, environment?.id]);
+
   const canWrite = member.role !== "viewer";
   const isOwner = member.role === "owner";
+  const setFresh = (environmentId: string, keys: FreshKeys | undefined) =>
+    setFreshKeys((previous) => {
+      const next = { ...previous };
+      if (keys) next[environmentId] = keys;
+      else delete next[environmentId];
+      return next;
+    });
+  const created = (next: AppRecord | undefined, environmentId: string, keys: Record<string, FreshKeys>) => {
+    setFreshKeys((previous) => ({ ...previous, ...keys }));
+    void loadApps().then(() => next && navigate(scopedPath(next.id, environmentId, "keys")));
+  };
 
-  const nav = [
-    ["/", "Features"],
-    ["/companies", "Companies"],
-    ["/users", "Users"],
-    ["/feedback", "Feedback"],
-    ["/keys", "Keys & SDKs"],
-    ["/events", "Live events"],
-    ...(isOwner ? [["/members", "Members"], ["/audit", "Audit log"]] : []),
-  ];
-  const current = (path: string) => (path === "/" ? route.path === "/" || route.path.startsWith("/features") : route.path.startsWith(path));
+  const scope: Scope | undefined =
+    apps && app && environment
+      ? { apps, app, environment, environmentId: environment.id, member, canWrite, reloadApps: () => void loadApps(), link: (page, id) => `#${scopedPath(app.id, environment.id, page, id)}`, fresh, setFresh }
+      : undefined;
 
   let content;
   if (error) content = <ErrorMessage error={error} />;
   else if (!apps) content = <p class="loading">Loading…</p>;
-  else if (route.path === "/members" && isOwner) content = <Members self={member} />;
-  else if (route.path === "/audit" && isOwner) content = <Audit />;
-  else if (!app || !environment) content = <NoApps canWrite={canWrite} onCreated={(id) => (setScope({ appId: id }), void loadApps())} />;
+  else if (parsed.kind === "global" && parsed.page === "members" && isOwner) content = <Members self={member} />;
+  else if (parsed.kind === "global" && parsed.page === "audit" && isOwner) content = <Audit apps={apps} />;
+  else if (parsed.kind === "global") content = <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
+  else if (apps.length === 0) content = <NoApps canWrite={canWrite} onCreated={created} />;
+  else if (parsed.kind === "default") content = <p class="loading">Loading…</p>;
+  else if (parsed.kind === "unknown") content = <NotFound title="No such page" message={`The dashboard has no page ${parsed.path}.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
+  else if (!app) content = <NotFound title="App not found" message={`No app has the id ${parsed.appId}: it may have been deleted, or the link is mistyped.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
+  else if (!environment || !scope)
+    content = <NotFound title="Environment not found" message={`${app.name} has no environment with the id ${parsed.environmentId}.`} home={`#${scopedPath(app.id, app.defaultEnvironmentId)}`} />;
   else {
-    const context: Scope = { apps, app, environmentId: environment.id, member, canWrite, reloadApps: () => void loadApps() };
-    const featureMatch = /^\/features\/(.+)$/.exec(route.path);
-    const companyMatch = /^\/companies\/(.+)$/.exec(route.path);
-    const userMatch = /^\/users\/(.+)$/.exec(route.path);
-    if (featureMatch) content = <FeatureDetail scope={context} featureKey={decodeURIComponent(featureMatch[1]!)} />;
-    else if (companyMatch) content = <CompanyDetail scope={context} companyId={decodeURIComponent(companyMatch[1]!)} />;
-    else if (userMatch) content = <UserDetail scope={context} userId={decodeURIComponent(userMatch[1]!)} />;
-    else if (route.path === "/companies") content = <EntityList scope={context} kind="companies" />;
-    else if (route.path === "/users") content = <EntityList scope={context} kind="users" />;
-    else if (route.path === "/feedback") content = <Feedback scope={context} />;
-    else if (route.path === "/keys") content = <Keys scope={context} />;
-    else if (route.path === "/events") content = <LiveEvents scope={context} />;
-    else content = <Features scope={context} />;
+    const id = parsed.id;
+    if (parsed.page === "features" && id !== undefined) content = <FeatureDetail key={`${app.id}:${id}`} scope={scope} featureKey={id} />;
+    else if (parsed.page === "companies" && id !== undefined) content = <CompanyDetail scope={scope} companyId={id} />;
+    else if (parsed.page === "users" && id !== undefined) content = <UserDetail scope={scope} userId={id} />;
+    else if (parsed.page === "companies") content = <EntityList scope={scope} kind="companies" />;
+    else if (parsed.page === "users") content = <EntityList scope={scope} kind="users" />;
+    else if (parsed.page === "feedback") content = <Feedback scope={scope} />;
+    else if (parsed.page === "keys") content = <Keys key={environment.id} scope={scope} />;
+    else if (parsed.page === "events") content = <LiveEvents scope={scope} />;
+    else content = <Features scope={scope} />;
   }
 
+  const page = parsed.kind === "scoped" ? parsed.page : undefined;
+  const navScope = app && environment ? { app, environment } : fallback;
+  const switchTo = (appId: string, environmentId: string) => {
+    // Another environment of the same app keeps the page (a feature stays open); another app opens its features.
+    if (parsed.kind === "scoped" && appId === parsed.appId) navigate(scopedPath(appId, environmentId, parsed.page, parsed.id));
+    else navigate(scopedPath(appId, environmentId, "features"));
+  };
+
   return (
-    <>
-      <a class="skip" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById("main")?.focus())}>
-        Skip to content
-      </a>
-      <header class="top">
-        <span class="brand">Switchyard</span>
-        {apps && app && (
-          <div class="switcher">
-            <label>
-              App
-              <select aria-label="App" value={app.id} onChange={(event) => setScope({ appId: (event.currentTarget as HTMLSelectElement).value })}>
-                {apps.map((each) => (
-                  <option value={each.id}>{each.name}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Environment
-              <select aria-label="Environment" value={environment?.id} onChange={(event) => setScope({ appId: app.id, environmentId: (event.currentTarget as HTMLSelectElement).value })}>
-                {app.environments.map((each) => (
-                  <option value={each.id}>{each.name}</option>
-                ))}
-              </select>
-            </label>
+    <ScopeContext.Provider value={scope}>
+      <div class="shell">
+        <a class="skip" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById("main")?.focus())}>
+          Skip to content
+        </a>
+        <header class="top">
+          <a class="brand" href={navScope ? `#${scopedPath(navScope.app.id, navScope.environment.id)}` : "#/"}>
+            <span class="brand-mark" aria-hidden="true" />
+            Switchyard
+          </a>
+          {apps && apps.length > 0 && navScope && (
+            <div class="switcher">
+              <label>
+                <span class="switcher-label">App</span>
+                <select aria-label="App" value={navScope.app.id} onChange={(event) => {
+                  const next = apps.find((each) => each.id === (event.currentTarget as HTMLSelectElement).value)!;
+                  switchTo(next.id, next.defaultEnvironmentId);
+                }}>
+                  {apps.map((each) => (
+                    <option value={each.id}>{each.name}</option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                <span class="switcher-label">Environment</span>
+                <select aria-label="Environment" value={navScope.environment.id} onChange={(event) => switchTo(navScope.app.id, (event.currentTarget as HTMLSelectElement).value)}>
+                  {navScope.app.environments.map((each) => (
+                    <option value={each.id}>{each.name}</option>
+                  ))}
+                </select>
+              </label>
+              {canWrite && <NewScope app={navScope.app} onCreated={created} />}
+            </div>
+          )}
+          <div class="who">
+            <span class="who-email">
+              {member.email} <span class="badge">{member.role}</span>
+            </span>
+            <button type="button" class="secondary" onClick={onSignOut}>
+              Sign out
+            </button>
           </div>
-        )}
-        {apps && app && canWrite && <NewScope app={app} onCreated={(next) => (setScope(next), void loadApps())} />}
-        <div class="who">
-          <span>
-            {member.email} <span class="badge">{member.role}</span>
-          </span>
-          <button type="button" class="secondary" onClick={onSignOut}>
-            Sign out
+          <button type="button" class="menu-toggle secondary" aria-expanded={menuOpen} aria-controls="sections" onClick={() => setMenuOpen(!menuOpen)}>
+            Menu
           </button>
-        </div>
-      </header>
-      <nav class="side" aria-label="Sections">
-        <ul>
-          {nav.map(([path, label]) => (
-            <li>
-              <a href={`#${path}`} aria-current={current(path!) ? "page" : undefined}>
-                {label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <main id="main" tabIndex={-1}>
-        {content}
-      </main>
-    </>
+        </header>
+        <nav class={`side${menuOpen ? " open" : ""}`} id="sections" aria-label="Sections">
+          <ul>
+            {navScope &&
+              NAV.map(([target, label]) => (
+                <li>
+                  <a href={`#${scopedPath(navScope.app.id, navScope.environment.id, target)}`} aria-current={page === target ? "page" : undefined}>
+                    {label}
+                  </a>
+                </li>
+              ))}
+            {isOwner && (
+              <>
+                <li class="nav-heading" aria-hidden="true">
+                  Administration
+                </li>
+                <li>
+                  <a href="#/members" aria-current={parsed.kind === "global" && parsed.page === "members" ? "page" : undefined}>
+                    Members
+                  </a>
+                </li>
+                <li>
+                  <a href="#/audit" aria-current={parsed.kind === "global" && parsed.page === "audit" ? "page" : undefined}>
+                    Audit log
+                  </a>
+                </li>
+              </>
+            )}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {scope && page && (
+            <nav class="breadcrumb" aria-label="Breadcrumb">
+              <ol>
+                <li>{scope.app.name}</li>
+                <li>{scope.environment.name}</li>
+                <li>{parsed.kind === "scoped" && parsed.id !== undefined ? <a href={scope.link(page)}>{PAGE_NAMES[page]}</a> : <span aria-current="page">{PAGE_NAMES[page]}</span>}</li>
+              </ol>
+            </nav>
+          )}
+          {content}
+        </main>
+      </div>
+    </ScopeContext.Provider>
   );
 }
 
-/** Creates an app or an environment of the current app from the header. */
-function NewScope({ app, onCreated }: { app: AppRecord; onCreated(scope: { appId: string; environmentId?: string }): void }) {
+function NotFound({ title, message, home }: { title: string; message: string; home: string | undefined }) {
+  return (
+    <Page title={title}>
+      <div class="empty">
+        <p>{message}</p>
+        {home && <a href={home}>Open the features of your default app</a>}
+      </div>
+    </Page>
+  );
+}
+
+type Created = (app: AppRecord | undefined, environmentId: string, keys: Record<string, FreshKeys>) => void;
+
+/** The keys of a new app's environments, from the one answer that holds its secret keys in full. */
+function freshOfApp(app: AppRecord & { trackingKey: string }): Record<string, FreshKeys> {
+  return Object.fromEntries(
+    app.environments.map((environment) => [
+      environment.id,
+      { made: "app" as const, secretKey: environment.secretKey, publishableKey: environment.publishableKey, ...(environment.id === app.defaultEnvironmentId ? { trackingKey: app.trackingKey } : {}) },
+    ]),
+  );
+}
+
+async function createApp(name: string, onCreated: Created): Promise<void> {
+  const { app } = await api<{ app: AppRecord }>("POST", "/admin/apps", { name });
+  onCreated(app, app.defaultEnvironmentId, freshOfApp(app));
+}
+
+/** Creates an app or an environment of the current app from the header; either ends on its keys page. */
+function NewScope({ app, onCreated }: { app: AppRecord; onCreated: Created }) {
   const [open, setOpen] = useState<"app" | "environment" | undefined>();
   const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("scopeName") as HTMLInputElement).value;
+    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("scopeName") as HTMLInputElement).value.trim();
+    setBusy(true);
     try {
-      if (open === "app") onCreated({ appId: (await api<{ app: AppRecord }>("POST", "/admin/apps", { name })).app.id });
-      else onCreated({ appId: app.id, environmentId: (await api<{ environment: { id: string } }>("POST", `/admin/apps/${encodeURIComponent(app.id)}/environments`, { name })).environment.id });
+      if (open === "app") await createApp(name, onCreated);
+      else {
+        const { environment } = await api<{ environment: Environment }>("POST", `/admin/apps/${encodeURIComponent(app.id)}/environments`, { name });
+        onCreated(app, environment.id, { [environment.id]: { made: "environment", secretKey: environment.secretKey, publishableKey: environment.publishableKey } });
+      }
       setOpen(undefined);
       setError(undefined);
     } catch (caught) {
       setError(caught);
+    } finally {
+      setBusy(false);
     }
   };
   if (!open) {
@@ -238,13 +377,15 @@ function NewScope({ app, onCreated }: { app: AppRecord; onCreated(scope: { appId
     );
   }
   return (
-    <form class="inline new-scope" onSubmit={submit}>
+    <form class="inline new-scope popover" onSubmit={submit}>
       <label>
         {open === "app" ? "New app name" : `New environment of ${app.name}`}
         <input name="scopeName" required autoFocus />
       </label>
-      <button type="submit">Create</button>
-      <button type="button" class="secondary" onClick={() => setOpen(undefined)}>
+      <button type="submit" disabled={busy}>
+        {open === "app" ? "Create app" : "Create environment"}
+      </button>
+      <button type="button" class="secondary" onClick={() => (setOpen(undefined), setError(undefined))}>
         Cancel
       </button>
       <ErrorMessage error={error} />
@@ -252,33 +393,40 @@ function NewScope({ app, onCreated }: { app: AppRecord; onCreated(scope: { appId
   );
 }
 
-function NoApps({ canWrite, onCreated }: { canWrite: boolean; onCreated(id: string): void }) {
+function NoApps({ canWrite, onCreated }: { canWrite: boolean; onCreated: Created }) {
   const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
-    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("name") as HTMLInputElement).value;
+    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("name") as HTMLInputElement).value.trim();
+    setBusy(true);
     try {
-      const answer = await api<{ app: AppRecord }>("POST", "/admin/apps", { name });
-      onCreated(answer.app.id);
+      await createApp(name, onCreated);
     } catch (caught) {
       setError(caught);
+    } finally {
+      setBusy(false);
     }
   };
   return (
-    <section class="page">
-      <h1>No apps yet</h1>
-      {canWrite ? (
-        <form onSubmit={submit} class="inline">
-          <label>
-            App name
-            <input name="name" required />
-          </label>
-          <button type="submit">Create app</button>
-          <ErrorMessage error={error} />
-        </form>
-      ) : (
-        <p>Ask an editor or owner to create one.</p>
-      )}
-    </section>
+    <Page title="Create your first app">
+      <div class="empty">
+        <p>An app holds your features and gets two environments, production and development, each with its own SDK keys.</p>
+        {canWrite ? (
+          <form onSubmit={submit} class="inline">
+            <label>
+              App name
+              <input name="name" required placeholder="My product" />
+            </label>
+            <button type="submit" disabled={busy}>
+              Create app
+            </button>
+            <ErrorMessage error={error} />
+          </form>
+        ) : (
+          <p>Ask an editor or owner of this Switchyard to create one.</p>
+        )}
+      </div>
+    </Page>
   );
 }

@@ -1,4 +1,6 @@
 /** The management API (API.md §6, §8) from the signed-in browser: the session cookie, and the CSRF token on writes. */
+import type { InferOutput } from "valibot";
+import type { PutFeatureBody } from "../schemas/admin";
 
 export interface ValidationIssue {
   path: string;
@@ -81,15 +83,24 @@ export interface App {
   environments: Environment[];
 }
 
+/** The fields a feature's PUT takes, from the server's schema (type-only), so the two cannot drift apart. */
+type FeatureFields = Required<InferOutput<typeof PutFeatureBody>>;
+
+/** A feature as §6 presents it. */
 export interface Feature {
   key: string;
   id: string;
-  name?: string;
-  description: string | null;
-  link: string | null;
-  stage: string | null;
+  /** The display name (the key when none was given). */
+  name: string;
+  description: FeatureFields["description"];
+  link: FeatureFields["link"];
+  /** The release stage's name, or a label of a feature made before labels resolved to stages. */
+  stage: FeatureFields["stage"];
+  /** The app release stage the feature is in (API.md §10), null when none. */
+  stageId?: string | null;
   createdAt: string;
-  optInEnabled: boolean;
+  optInEnabled: FeatureFields["optInEnabled"];
+  usageEvents?: FeatureFields["usageEvents"];
 }
 
 export interface Actor {

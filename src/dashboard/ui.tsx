@@ -2,22 +2,38 @@ import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api";
 
-/** An API error as the page shows it: never swallowed, with its code and each field's message. */
-export function ErrorMessage({ error }: { error: unknown }) {
+/** Sentences for the codes a person meets most, where the service's own message is written for a developer. */
+const PLAIN: Record<string, string> = {
+  NETWORK: "Switchyard did not answer: check that the service is running and your connection.",
+  INVALID_CREDENTIALS: "The email or password is not right.",
+  RATE_LIMITED: "Too many tries in a short time: wait a few minutes and try again.",
+  FORBIDDEN: "Your role does not allow this: ask an owner.",
+};
+
+/**
+ * An API error as the page shows it: a sentence first, the code after it (for a search or a bug report), never
+ * swallowed. `issues` lists each field's message too; a form that shows them at their fields passes false.
+ */
+export function ErrorMessage({ error, issues = true }: { error: unknown; issues?: boolean }) {
   if (!error) return null;
   const apiError = error instanceof ApiError ? error : undefined;
+  const sentence = (apiError && PLAIN[apiError.code]) ?? (error as Error).message;
   return (
     <div class="error" role="alert">
-      <strong>{apiError ? apiError.code : "Error"}</strong>: {(error as Error).message}
-      {apiError && apiError.validationErrors.length > 0 && (
-        <ul>
-          {apiError.validationErrors.map((issue) => (
-            <li>
-              <code>{issue.path || "body"}</code>: {issue.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <span class="error-icon" aria-hidden="true">!</span>
+      <div>
+        {sentence}
+        {apiError && apiError.code !== "UNEXPECTED" && <span class="error-code"> ({apiError.code})</span>}
+        {issues && apiError && apiError.validationErrors.length > 0 && (
+          <ul>
+            {apiError.validationErrors.map((issue) => (
+              <li>
+                <code>{issue.path || "body"}</code>: {issue.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
     </div>
   );
 }
@@ -41,17 +57,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
   return { ...state, reload };
 }
 
-export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Page({ title, children, actions, subtitle, titleExtra }: { title: string; children: ComponentChildren; actions?: ComponentChildren; subtitle?: ComponentChildren; titleExtra?: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · Switchyard`;
   }, [title]);
   return (
     <section class="page" aria-labelledby="page-title">
       <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {title}
-        </h1>
-        {actions}
+        <div class="page-title">
+          <h1 id="page-title" tabIndex={-1}>
+            {title}
+          </h1>
+          {titleExtra}
+          {subtitle && <p class="muted subtitle">{subtitle}</p>}
+        </div>
+        {actions && <div class="page-actions">{actions}</div>}
       </div>
       {children}
     </section>

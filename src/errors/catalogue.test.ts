@@ -4,7 +4,7 @@ import { ERRORS, ServiceError, isErrorData, type ErrorCode } from "./catalogue.j
 
 const DOCUMENTED = readFileSync(new URL("../../docs/ERRORS.md", import.meta.url), "utf8");
 /** The statuses the contract documents (API.md §2; 409 in §8). */
-const CONTRACT_STATUSES = new Set([400, 401, 403, 404, 409, 413, 414, 429, 500, 503]);
+const CONTRACT_STATUSES = new Set([400, 401, 403, 404, 409, 413, 414, 429, 500, 502, 503]);
 
 describe("error catalogue", () => {
   const codes = Object.keys(ERRORS) as ErrorCode[];

@@ -9,6 +9,7 @@ export const ERRORS = {
   UNSUPPORTED_CONTENT_TYPE: { status: 400, message: "The request body must be sent as Content-Type: application/json." },
   INVALID_QUERY: { status: 400, message: "The query string is invalid." },
   INVALID_RULES: { status: 400, message: "The rule tree is invalid." },
+  INVALID_DOCUMENT: { status: 400, message: "The flags document is invalid." },
   UNKNOWN_FEATURE: { status: 400, message: "The request names a feature that does not exist." },
   UNAUTHORIZED: { status: 401, message: "A valid key is required." },
   INVALID_CREDENTIALS: { status: 401, message: "The email or password is not valid." },
@@ -23,6 +24,7 @@ export const ERRORS = {
   OVERLOADED: { status: 503, message: "The service is busy; retry later." },
   SHUTTING_DOWN: { status: 503, message: "The service is shutting down; retry later." },
   CLUSTER_UNAVAILABLE: { status: 503, message: "This node cannot reach the cluster's log; retry later (another node may answer)." },
+  UPSTREAM_UNAVAILABLE: { status: 502, message: "The server imported from did not answer usably." },
   INTERNAL: { status: 500, message: "Internal server error." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

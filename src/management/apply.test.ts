@@ -67,6 +67,17 @@ function script(): ManagementChange[] {
     change("segment.update", { appId, segmentId: "sg_pro0000001", fields: { filter: { type: "context", field: "company.plan", operator: "ANY_OF", values: ["pro", "enterprise"] } } }),
     change("segment.create", { appId, segment: segment("sg_unused00001", "Unused", { type: "constant", value: true }) }),
     change("segment.delete", { appId, segmentId: "sg_unused00001" }),
+    change("flags.import", {
+      appId,
+      source: "document",
+      document: {
+        segments: [{ name: "Imported", filter: { type: "segment", segment: "Pro" } }],
+        stages: [{ name: "Imported stage", order: 7, targeting: { production: { rules: [] } } }],
+        features: [{ key: "imported", fields: { description: "From a file", stage: "Imported stage" }, environments: { production: { rules: [{ filter: { type: "segment", segment: "Imported" } }], variants: [] } } }],
+      },
+      ids: { features: { imported: "ftImported001" }, segments: { Imported: "sg_imported01" }, stages: { "Imported stage": "st_imported01" } },
+    }),
+    change("backup.create", { bytes: 4096 }, OWNER_ACTOR),
     change("feature.put", { appId, featureKey: "old", featureId: "ftOld00000001", fields: {} }),
     change("feature.archive", { appId, featureKey: "old" }),
     change("member.create", { member: member("mem_owner", "owner@example.com", "owner") }),

@@ -12,10 +12,12 @@ import { SURVEY_APPLIERS } from "./apply-surveys.js";
 import { SegmentRepository } from "../segments/segment-repository.js";
 import { SEGMENT_APPLIERS } from "./apply-segments.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
+import { applyFlagsImport } from "../operations/apply-import.js";
+import { applyBackupCreate } from "../operations/backup-audit.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the

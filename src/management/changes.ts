@@ -16,6 +16,7 @@ import type { SegmentRecord } from "../segments/records.js";
 import type { StageRecord } from "../stages/records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
+import type { FlagsImportBody, FlagsImportResult } from "../operations/apply-import.js";
 
 export interface StageChanges {
   name?: string;
@@ -77,6 +78,10 @@ export interface ChangeBodies {
   /** A filter change inlines the segment again into every feature targeting that uses it (new versions). */
   "segment.update": { appId: string; segmentId: string; fields: SegmentChanges };
   "segment.delete": { appId: string; segmentId: string };
+  /** A `switchyard.flags/v1` document (or an Unleash import) applied as one change (src/operations/). */
+  "flags.import": FlagsImportBody;
+  /** An online backup was taken (API.md §13.1): only its audit entry. */
+  "backup.create": { bytes: number };
   /** An end user's opt-in choice (`POST /flags/opt-in`): not a management write, but it moves flagStateVersion, so
    * in cluster mode it travels through the configuration log like one. Not audited. `entityId`: the user's or
    * company's id (`id` is the change's own). */
@@ -123,6 +128,8 @@ export interface ChangeResults {
   "segment.create": { segment: SegmentRecord };
   "segment.update": { segment: SegmentRecord; retargeted: RetargetedFeature[] };
   "segment.delete": { segment: SegmentRecord };
+  "flags.import": FlagsImportResult;
+  "backup.create": Record<string, never>;
   "opt-in.set": { flagStateVersion: number; changed: boolean };
   "member.create": { member: MemberRecord };
   "member.update": { member: MemberRecord };
@@ -168,6 +175,8 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "segment.create",
   "segment.update",
   "segment.delete",
+  "flags.import",
+  "backup.create",
   "opt-in.set",
   "member.create",
   "member.update",

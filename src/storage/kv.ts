@@ -44,6 +44,11 @@ export interface KvStore {
   write<T>(apply: () => T): Promise<T>;
   /** Makes later reads see the latest commit of other threads/processes at once (LMDB renews its snapshot lazily). */
   refresh(): void;
+  /**
+   * Copies the whole store, as of one point of its commit order, into the existing empty `directory` while readers
+   * and writers go on (API.md §13.1's online backup). Absent where the store cannot do it.
+   */
+  copyTo?(directory: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -125,6 +125,11 @@ export class LmdbStore implements KvStore {
     this.root.resetReadTxn();
   }
 
+  /** mdb_env_copy2 with compaction, on lmdb-js's thread pool: one read transaction copied, the writer never waits. */
+  async copyTo(directory: string): Promise<void> {
+    await this.root.backup(directory, true);
+  }
+
   async close(): Promise<void> {
     await this.root.close();
   }

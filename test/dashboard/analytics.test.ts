@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 const DAY_MS = 86_400_000;
 const ids = Array.from({ length: 60 }, (_, index) => `c-${String(index).padStart(3, "0")}`);
@@ -47,7 +47,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
   const companyLinks = () => page.locator("tbody tr td:first-child a").allTextContents();
 
   it("pages through companies from the server and searches by prefix", async () => {
-    await page.getByRole("link", { name: "Companies", exact: true }).click();
+    await navLink(page, "Companies").click();
     await page.getByRole("link", { name: "c-049" }).waitFor();
     expect(await companyLinks()).toEqual(ids.slice(0, 50));
     await page.getByRole("button", { name: "Next page" }).click();
@@ -62,7 +62,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
   });
 
   it("lists users too, searched by prefix", async () => {
-    await page.getByRole("link", { name: "Users", exact: true }).click();
+    await navLink(page, "Users").click();
     await page.getByRole("link", { name: "u-c-049" }).waitFor();
     expect(await companyLinks()).toEqual(ids.slice(0, 50).map((id) => `u-${id}`));
     await page.getByLabel("User id starts with").fill("u-c-05");
@@ -70,7 +70,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     expect(await companyLinks()).toEqual(ids.slice(50).map((id) => `u-${id}`));
     await expectNoSeriousA11yViolations(page, "users list");
     await screenshot(harness, page, "users");
-    await page.getByRole("link", { name: "Companies", exact: true }).click();
+    await navLink(page, "Companies").click();
     await page.getByRole("link", { name: "c-049" }).waitFor();
   });
 
@@ -78,15 +78,17 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await page.getByLabel("Company id starts with").fill("c-001");
     await page.getByRole("link", { name: "c-001" }).click();
     await page.getByRole("heading", { name: "Company c-001" }).waitFor();
-    await page.getByRole("link", { name: "u-c-001" }).waitFor();
-    expect(await page.getByRole("row", { name: /^name/ }).textContent()).toContain('"Company c-001"');
+    // The company's users, and the user of each feedback entry, link to the user's page.
+    await page.getByRole("link", { name: "u-c-001" }).first().waitFor();
+    // Text attributes read as text, not JSON-quoted.
+    expect(await page.getByRole("row", { name: /^name/ }).textContent()).toBe("nameCompany c-001");
     const huddle = page.getByRole("row").filter({ has: page.getByRole("link", { name: "huddle", exact: true }) });
     expect(await huddle.getByRole("cell").nth(1).textContent()).toBe("retained");
     expect(await page.getByRole("cell", { name: "Love huddles" }).count()).toBe(1);
     expect(await page.getByRole("cell", { name: "Too loud" }).count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "company detail");
     await screenshot(harness, page, "company");
-    await page.getByRole("link", { name: "u-c-001" }).click();
+    await page.getByRole("link", { name: "u-c-001" }).first().click();
     await page.getByRole("heading", { name: "User u-c-001" }).waitFor();
     await page.getByRole("link", { name: "c-001" }).first().waitFor();
     expect(await page.getByText("No attributes.").count()).toBe(1);
@@ -96,7 +98,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
   });
 
   it("lists feedback and filters it by feature and score", async () => {
-    await page.getByRole("link", { name: "Feedback", exact: true }).click();
+    await navLink(page, "Feedback").click();
     await page.getByText("3 of 3").waitFor();
     await page.getByLabel("Feature").selectOption("huddle");
     await page.getByText("2 of 3").waitFor();
@@ -108,7 +110,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
   });
 
   it("shows a feature's funnel, weekly chart and company states", async () => {
-    await page.getByRole("link", { name: "Features", exact: true }).click();
+    await navLink(page, "Features").click();
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "huddle", exact: true }) });
     // Tried and adopted are the analytics API's exclusive states: c-002 tried, c-001 adopted.
     await expect.poll(async () => (await row.getByRole("cell").allTextContents()).map((text) => text.trim()).slice(-3, -1)).toEqual(["1", "1"]);
@@ -123,6 +125,18 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     );
     expect(figures).toMatchObject({ "Not used": "58", tried: "1", adopted: "1", retained: "1", churned: "0", Satisfaction: "3.5 / 5 (2)" });
     await page.locator("figure.chart canvas").waitFor();
+    // Counts tick in whole numbers; x labels stand at the weekly points; the legend holds values, not "--".
+    const chart = page.locator("figure.chart [data-y-ticks]");
+    const yTicks = (await chart.getAttribute("data-y-ticks"))!.split("|");
+    expect(yTicks.length).toBeGreaterThan(1);
+    for (const tick of yTicks) expect(tick).toMatch(/^\d+$/);
+    const weekStarts = await page.locator("figure.chart tbody tr td:first-child").allTextContents();
+    const xTicks = (await chart.getAttribute("data-x-ticks"))!.split("|");
+    expect(xTicks).toHaveLength(weekStarts.length);
+    expect(xTicks.at(-1)).toBe(new Date(`${weekStarts.at(-1)}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" }));
+    const legend = await page.locator("figure.chart .u-legend").textContent();
+    expect(legend).not.toContain("--");
+    expect(legend).toMatch(/Week of.*tried.*1.*adopted.*1/);
     const thisWeek = page.locator("figure.chart tbody tr").last();
     expect((await thisWeek.locator("td").allTextContents()).slice(1, 3)).toEqual(["1", "1"]);
     const states = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Days used" }) });

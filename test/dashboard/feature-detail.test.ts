@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../support/accounts.js";
 import { adminRequest, request } from "../support/http.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { confirmInDialog, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 const require = createRequire(import.meta.url);
 const BUCKET_BROWSER_SDK = readFileSync(require.resolve("@bucketco/browser-sdk"), "utf8");
@@ -52,11 +52,11 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     production = environment.id;
     publishableKey = environment.publishableKey;
     appId = app.id;
-    await adminRequest(harness.server, "PUT", `/admin/apps/${app.id}/features/huddle`, { description: "Huddles", stage: "beta" });
+    await adminRequest(harness.server, "PUT", `/admin/apps/${app.id}/features/huddle`, { description: "Huddles", stage: "Beta" });
     ({ page, context, errors } = await harness.open());
     await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
     await page.getByRole("link", { name: "huddle" }).click();
-    await page.getByRole("heading", { name: "Feature huddle" }).waitFor();
+    await page.getByRole("heading", { name: "huddle", level: 1 }).waitFor();
   });
   afterAll(async () => {
     await context?.close();
@@ -88,32 +88,84 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await screenshot(harness, page, "rule-editor");
   });
 
-  it("shows the same tree as JSON, takes edits there back to the visual view, and shows server validation at the rule", async () => {
+  it("shows the same tree as JSON, takes edits there back to the visual view, and shows server validation once, at the rule", async () => {
     await page.getByRole("button", { name: "JSON", exact: true }).click();
     const json = page.getByLabel("Rules as JSON");
     expect(JSON.parse(await json.inputValue())).toEqual(PRO_OR_QUARTER);
-    // A second rule, written as JSON, missing the values its operator needs.
-    const edited = [...PRO_OR_QUARTER, { filter: { type: "context", field: "company.tier", operator: "GT" } }];
+    // A second rule, written as JSON, with an operator the service does not know.
+    const edited = [...PRO_OR_QUARTER, { filter: { type: "context", field: "company.tier", operator: "BETWEEN", values: ["1"] } }];
     await json.fill(JSON.stringify(edited, null, 2));
     await screenshot(harness, page, "rule-json");
     await page.getByRole("button", { name: "Visual", exact: true }).click();
     await group("Rule 2").waitFor();
     expect(await group("Rule 2").getByLabel("Field", { exact: true }).inputValue()).toBe("company.tier");
-    expect(await group("Rule 2").getByLabel("Operator", { exact: true }).inputValue()).toBe("GT");
+    // The editor shows the operator it holds, even one it does not know, never another one in its place.
+    expect(await group("Rule 2").getByLabel("Operator", { exact: true }).inputValue()).toBe("BETWEEN");
     await page.getByRole("button", { name: "Save targeting" }).click();
     const alert = page.getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toContain("INVALID_RULES");
-    // The message sits at rule 2's node, whose inputs are marked invalid and point at it.
+    // The message sits at rule 2's node, whose inputs are marked invalid and point at it; it shows once on the page.
     const rule2Errors = group("Rule 2").locator(".field-errors");
-    expect(await rule2Errors.textContent()).toContain("rules.1.filter");
+    expect(await rule2Errors.textContent()).toContain("rules.1.filter.operator");
+    expect(await page.getByText(/Unknown operator "BETWEEN"/).count()).toBe(1);
     expect(await group("Rule 2").getByLabel("Field", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     expect(await group("Rule 1").locator(".field-errors").count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "rule editor with a validation error");
     await screenshot(harness, page, "rule-validation-error");
     expect((await adminRequest(harness.server, "GET", targetingUrl())).body.targeting.version).toBe(1);
+    // Changing the rules clears the service's message: it was about the rules as they were.
+    await group("Rule 2").getByLabel("Operator", { exact: true }).selectOption("IS");
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.getByText(/Unknown operator/).count()).toBe(0);
     await page.getByRole("button", { name: "Remove Rule 2" }).click();
     expect(await group("Rule 2").count()).toBe(0);
+  });
+
+  it("cannot save invalid JSON: the parse error shows at the field and Save waits until it parses", async () => {
+    await page.getByRole("button", { name: "JSON", exact: true }).click();
+    const json = page.getByLabel("Rules as JSON");
+    const save = page.getByRole("button", { name: "Save targeting" });
+    // Half of an edit: the text no longer parses.
+    await json.fill('[{"filter": {"type": "constant", "value": false}');
+    const describedBy = await json.getAttribute("aria-describedby");
+    expect(await page.locator(`#${describedBy}`).textContent()).toContain("Not valid JSON");
+    expect(await json.getAttribute("aria-invalid")).toBe("true");
+    expect(await save.isDisabled()).toBe(true);
+    // The visual view would show an older tree than the text: it is refused (aria-disabled) until the JSON parses.
+    expect(await page.getByRole("button", { name: "Visual", exact: true }).getAttribute("aria-disabled")).toBe("true");
+    await page.getByRole("button", { name: "Visual", exact: true }).click({ force: true });
+    expect(await json.count()).toBe(1);
+    await screenshot(harness, page, "rule-json-invalid");
+    // Valid again (the rules as saved): Save is offered; back to the visual view.
+    await json.fill(JSON.stringify(PRO_OR_QUARTER));
+    expect(await save.isDisabled()).toBe(false);
+    await page.getByRole("button", { name: "Visual", exact: true }).click();
+    await group("Rule 1").waitFor();
+    expect((await adminRequest(harness.server, "GET", targetingUrl())).body.targeting.version).toBe(1);
+  });
+
+  it("refuses an empty value where the operator compares one (IS \"\", GT \"\"), at the condition, without saving", async () => {
+    await page.getByRole("button", { name: "Add rule" }).click();
+    const rule = group("Rule 2");
+    await rule.getByLabel("Field", { exact: true }).fill("company.plan");
+    await rule.getByLabel("Operator", { exact: true }).selectOption("IS");
+    // By keyboard: focus Save and press Enter.
+    await page.getByRole("button", { name: "Save targeting" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Not saved: one condition needs fixing").waitFor();
+    expect(await rule.locator(".field-errors").textContent()).toContain("Enter a value");
+    expect(await rule.getByLabel("Value", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await rule.getByLabel("Operator", { exact: true }).selectOption("GT");
+    await page.getByRole("button", { name: "Save targeting" }).click();
+    expect(await rule.locator(".field-errors").textContent()).toContain("Enter a value");
+    await rule.getByLabel("Number", { exact: true }).fill("");
+    expect(await rule.locator(".field-errors").count()).toBe(1);
+    await expectNoSeriousA11yViolations(page, "rule editor refusing an empty value");
+    await screenshot(harness, page, "rule-empty-value");
+    expect((await adminRequest(harness.server, "GET", targetingUrl())).body.targeting.version).toBe(1);
+    await page.getByRole("button", { name: "Remove Rule 2" }).click();
+    expect(await page.getByText("Not saved").count()).toBe(0);
   });
 
   it("computes 'try it' with the service's evaluator, in agreement with @bucketco/browser-sdk", async () => {
@@ -172,6 +224,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await screenshot(harness, page, "history-diff");
 
     await page.getByRole("button", { name: "Revert to targeting v1" }).click();
+    await confirmInDialog(page, "Revert to v1");
     await page.getByText("Reverted: targeting version 3 equals version 1.").waitFor();
     const reverted = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting;
     expect(reverted).toEqual({ version: 3, rules: PRO_OR_QUARTER });
@@ -186,8 +239,11 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(await page.locator(".field-error").textContent()).toBeTruthy();
     expect(await page.getByRole("button", { name: "Save config" }).isDisabled()).toBe(true);
     await page.getByLabel("Payload (JSON)").fill('{"theme": "dark"}');
-    await page.getByRole("button", { name: "Save config" }).click();
+    // A double click submits once: the button is disabled while its request runs.
+    await page.getByRole("button", { name: "Save config" }).dblclick();
     await page.getByText("Saved as config version 1.").waitFor();
+    await page.waitForTimeout(300);
+    expect((await adminRequest(harness.server, "GET", `${targetingUrl()}/history`)).body.versions.filter((version: { kind: string }) => version.kind === "config")).toHaveLength(1);
     const config = (await adminRequest(harness.server, "GET", targetingUrl())).body.config;
     expect(config).toEqual({ version: 1, variants: [{ key: "dark", payload: { theme: "dark" }, filter: { type: "constant", value: true } }] });
     await page.getByLabel("User id").fill("u-9");
@@ -211,13 +267,15 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(result).toMatch(/Stored attributes usedyes/);
   });
 
-  it("saves the feature's settings, opt-in included", async () => {
-    await page.getByLabel("Stage", { exact: true }).fill("general availability");
+  it("saves the feature's settings, opt-in included, and titles the page with the name, the key beside it", async () => {
+    await page.getByLabel("Name", { exact: true }).fill("Huddle calls");
     await page.getByLabel("Users and companies may opt in").check();
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Settings saved.").waitFor();
     const feature = (await adminRequest(harness.server, "GET", targetingUrl())).body.feature;
-    expect(feature).toMatchObject({ stage: "general availability", optInEnabled: true, description: "Huddles" });
+    expect(feature).toMatchObject({ name: "Huddle calls", stage: "Beta", optInEnabled: true, description: "Huddles" });
+    await page.getByRole("heading", { name: "Huddle calls", level: 1 }).waitFor();
+    expect(await page.getByTestId("feature-key").textContent()).toBe("huddle");
   });
 
   it("offers every operator of API.md §3 with the input its values need, and NOT around a condition", async () => {
@@ -258,7 +316,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(created.status).toBe(200);
     const segmentId = created.body.segment.id;
     await page.reload();
-    await page.getByRole("heading", { name: "Feature huddle" }).waitFor();
+    await page.getByRole("heading", { name: "Huddle calls", level: 1 }).waitFor();
     await page.getByRole("button", { name: "Add rule" }).click();
     await page.getByLabel("Rule 3: kind").selectOption("segment");
     await group("Rule 3").getByLabel("Segment", { exact: true }).selectOption({ label: "Enterprise companies" });
@@ -278,7 +336,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await createMember(harness.url, harness.server.adminToken, "vera@example.com", "viewer");
     const { page: viewer, context: viewerContext } = await harness.open();
     await signInByKeyboard(viewer, harness.url, "vera@example.com", OWNER.password);
-    await viewer.getByRole("link", { name: "huddle" }).click();
+    await viewer.getByRole("link", { name: "Huddle calls" }).click();
     await viewer.getByText("a viewer cannot change it").waitFor();
     expect(await viewer.getByRole("button", { name: "Save targeting" }).count()).toBe(0);
     expect(await viewer.getByRole("button", { name: "Add rule" }).count()).toBe(0);
@@ -305,6 +363,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await expect.poll(async () => (await production.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["some", "5"]);
     await expectNoSeriousA11yViolations(page, "feature detail in development");
     await page.getByRole("button", { name: "Copy production's rules here" }).click();
+    await confirmInDialog(page, "Copy rules");
     await page.getByText("Copied production's targeting: saved as version 1.").waitFor();
     const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
     const development = app.environments.find((each: { name: string }) => each.name === "development").id;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, signIn } from "../support/accounts.js";
 import { adminRequest } from "../support/http.js";
 import { asSession } from "../support/accounts.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
   let harness: Harness;
@@ -25,7 +25,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     appId = app.id;
     production = app.environments.find((each: { name: string }) => each.name === "production").id;
     development = app.environments.find((each: { name: string }) => each.name === "development").id;
-    for (const [key, stage, description] of [["alpha-search", "alpha", "Search that finds"], ["beta-huddle", "beta", "Huddles"], ["ga-export", "general availability", "CSV export"]]) {
+    for (const [key, stage, description] of [["alpha-search", "Internal", "Search that finds"], ["beta-huddle", "Beta", "Huddles"], ["ga-export", "General availability", "CSV export"]]) {
       await adminRequest(harness.server, "PUT", `/admin/apps/${appId}/features/${key}`, { stage, description });
     }
     // beta-huddle: some in production (made by the owner's session), everyone in development (by the admin token).
@@ -53,8 +53,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await page.getByRole("link", { name: "beta-huddle" }).waitFor();
     const headers = (await page.getByRole("columnheader").allTextContents()).map((text) => text.trim());
     expect(headers.slice(0, 5)).toEqual(["Feature ▲", "Stage", "production", "development", "Last change"]);
-    expect((await cellTexts("beta-huddle")).slice(1, 4)).toEqual(["beta", "some", "everyone"]);
-    expect((await cellTexts("ga-export")).slice(1, 4)).toEqual(["general availability", "everyone", "off"]);
+    expect((await cellTexts("beta-huddle")).slice(1, 4)).toEqual(["Beta", "some", "everyone"]);
+    expect((await cellTexts("ga-export")).slice(1, 4)).toEqual(["General availability", "everyone", "off"]);
     expect((await cellTexts("alpha-search")).slice(2, 5)).toEqual(["off", "off", "never targeted"]);
     expect((await cellTexts("beta-huddle"))[4]).toContain(`by ${OWNER.email}`);
     await expectNoSeriousA11yViolations(page, "features list");
@@ -81,7 +81,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     expect(await keys()).toEqual(["ga-export", "beta-huddle", "alpha-search"]);
     expect(await page.getByRole("columnheader", { name: /Feature/ }).getAttribute("aria-sort")).toBe("descending");
     await page.getByRole("button", { name: /^Stage/ }).click();
-    expect(await keys()).toEqual(["alpha-search", "beta-huddle", "ga-export"]);
+    expect(await keys()).toEqual(["beta-huddle", "ga-export", "alpha-search"]);
   });
 
   it("creates a feature and archives one from the page", async () => {
@@ -89,14 +89,27 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await page.getByLabel("Key", { exact: true }).fill("new-thing");
     await page.getByLabel("Name", { exact: true }).fill("New thing");
     await page.getByLabel("Description").fill("Made in the browser");
-    await page.getByLabel("Stage").fill("beta");
+    // The stage is one of the app's release stages, chosen, not typed: a new feature starts with its targeting.
+    await page.getByLabel("Release stage").selectOption({ label: "Beta" });
     await page.getByRole("button", { name: "Create feature" }).click();
-    await page.getByRole("heading", { name: "Feature new-thing" }).waitFor();
+    // The feature page is titled with the name, the key beside it.
+    await page.getByRole("heading", { name: "New thing", level: 1 }).waitFor();
+    expect(await page.getByTestId("feature-key").textContent()).toBe("new-thing");
     const listed = (await adminRequest(harness.server, "GET", `/admin/apps/${appId}/features`)).body.features;
-    expect(listed.find((feature: { key: string }) => feature.key === "new-thing")).toMatchObject({ name: "New thing", description: "Made in the browser", stage: "beta" });
+    expect(listed.find((feature: { key: string }) => feature.key === "new-thing")).toMatchObject({ name: "New thing", description: "Made in the browser", stage: "Beta", stageId: "st_beta" });
+    const stages = (await adminRequest(harness.server, "GET", `/admin/apps/${appId}/stages`)).body.stages;
+    expect(stages.find((stage: { name: string }) => stage.name === "Beta").features).toContain("new-thing");
+    const developmentTargeting = (await adminRequest(harness.server, "GET", `/admin/environments/${development}/features/new-thing`)).body.targeting;
+    expect(developmentTargeting.rules).toEqual([{ filter: { type: "constant", value: true } }]);
 
-    await page.getByRole("link", { name: "Features", exact: true }).click();
+    await navLink(page, "Features").click();
     await page.getByRole("button", { name: "Archive alpha-search" }).click();
+    // The page asks in its own dialog, which names the action; Cancel keeps the feature.
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    expect(await page.getByRole("link", { name: "alpha-search" }).count()).toBe(1);
+    await page.getByRole("button", { name: "Archive alpha-search" }).click();
+    await expectNoSeriousA11yViolations(page, "archive dialog");
+    await confirmInDialog(page, "Archive feature");
     await page.waitForFunction(() => !document.body.textContent?.includes("alpha-search"));
     const after = (await adminRequest(harness.server, "GET", `/admin/apps/${appId}/features`)).body.features.map((feature: { key: string }) => feature.key);
     expect(after).toEqual(["beta-huddle", "ga-export", "new-thing"]);
@@ -110,6 +123,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await page.getByRole("button", { name: "Create feature" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("exists already");
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await screenshotWidths(harness, page, "features");
     expectCleanConsole(errors);
   });
 

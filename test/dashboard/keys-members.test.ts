@@ -8,7 +8,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", () => {
   let harness: Harness;
@@ -43,7 +43,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await page.keyboard.press("Enter");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
     // Following a link moves focus to the new page's heading, so a screen reader announces where it landed.
-    await page.getByRole("link", { name: "Live events" }).focus();
+    await navLink(page, "Live events").focus();
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Live events" }).waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("page-title");
@@ -79,7 +79,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect(refused.status).toBe(400);
     expect(refused.body.error.validationErrors[0].path).toBe("entries");
 
-    await page.getByRole("link", { name: "Live events" }).click();
+    await navLink(page, "Live events").click();
     await page.getByRole("cell", { name: "bulk-249", exact: true }).waitFor();
     await page.getByRole("cell", { name: "bulk-50", exact: true }).waitFor();
     expect(await page.getByRole("cell", { name: "bulk-49", exact: true }).count()).toBe(0);
@@ -125,7 +125,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
   });
 
   it("lets an owner add a member, change their role, create and revoke a token, and remove the member", async () => {
-    await page.getByRole("link", { name: "Members" }).click();
+    await navLink(page, "Members").click();
     await page.getByRole("heading", { name: "Members and tokens" }).waitFor();
     const form = page.getByRole("form", { name: "Add a member" });
     await form.getByLabel("Email").fill("sam@example.com");
@@ -184,7 +184,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
   });
 
   it("shows the audit log filtered by entity, with who did what", async () => {
-    await page.getByRole("link", { name: "Audit log" }).click();
+    await navLink(page, "Audit log").click();
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await page.getByLabel("Entity kind").fill("key");
     await page.getByRole("button", { name: "Filter" }).click();

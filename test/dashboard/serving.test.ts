@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../support/accounts.js";
 import { request } from "../support/http.js";
-import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
   let harness: Harness;
@@ -84,7 +84,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
     expect((await request(adminUrl, "POST", "/admin/apps", { token: harness.server.adminToken, body: { name: "Acme" } })).status).toBe(200);
     const { page, errors, context } = await harness.open();
     await signInByKeyboard(page, adminUrl, OWNER.email, OWNER.password);
-    await page.getByRole("link", { name: "Keys & SDKs" }).click();
+    await navLink(page, "Keys & SDKs").click();
     await expect.poll(() => page.getByLabel(/API base URL/).inputValue()).toBe(harness.server.url);
     expect(await page.locator("pre.code").first().textContent()).toContain(`apiBaseUrl: "${harness.server.url}"`);
     expectCleanConsole(errors);

@@ -5,7 +5,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
   let harness: Harness;
@@ -34,7 +34,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.type(OWNER.password);
     await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "No apps yet" }).waitFor();
+    await page.getByRole("heading", { name: "Create your first app" }).waitFor();
     expect(await page.getByText(OWNER.email).count()).toBe(1);
     expect(await page.locator(".badge").textContent()).toBe("owner");
     const setup = await (await fetch(`${harness.url}/admin/setup`)).json();
@@ -43,19 +43,26 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     await screenshot(harness, page, "no-apps");
   });
 
-  it("creates an app by keyboard, and keeps the session and its CSRF token across a reload", async () => {
+  it("creates an app by keyboard, ends on its keys, and keeps the session and its CSRF token across a reload", async () => {
     await page.getByLabel("App name").focus();
     await page.keyboard.type("Acme");
     await page.keyboard.press("Enter");
+    // A new app ends on its keys page, whose URL names the app and its default environment (§9).
+    await page.getByRole("heading", { name: "Keys and SDK set-up" }).waitFor();
+    await page.getByText("Acme is ready.").waitFor();
+    const app = (await (await fetch(`${harness.url}/admin/apps`, { headers: { authorization: `Bearer ${harness.server.adminToken}` } })).json()).apps[0];
+    expect(new URL(page.url()).hash).toBe(`#/apps/${app.id}/environments/${app.defaultEnvironmentId}/keys`);
+    expect(await page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_[A-Za-z0-9]{20,}$/);
+    await navLink(page, "Features").click();
     await page.getByRole("heading", { name: "Features" }).waitFor();
-    expect(await page.getByLabel("App", { exact: true }).inputValue()).toBeTruthy();
+    expect(await page.getByLabel("App", { exact: true }).inputValue()).toBe(app.id);
     await page.reload();
     await page.getByRole("heading", { name: "Features" }).waitFor();
     // A write after the reload: the page found its CSRF token again through GET /admin/session.
     await page.getByRole("button", { name: "New feature" }).click();
     await page.getByLabel("Key").fill("after-reload");
     await page.getByRole("button", { name: "Create feature" }).click();
-    await page.getByRole("heading", { name: "Feature after-reload" }).waitFor();
+    await page.getByRole("heading", { name: "after-reload", level: 1 }).waitFor();
   });
 
   it("signs out, shows the API's error for a wrong password, and signs in again by keyboard", async () => {
@@ -88,5 +95,28 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
     await page.getByRole("link", { name: "after-reload" }).click();
     await page.getByText("Your session ended: sign in again.").waitFor();
     expect(await page.getByRole("heading", { name: "Sign in to Switchyard" }).count()).toBe(1);
+  });
+
+  it("logs no console error on a signed-out load, not even the browser's 'Failed to load resource' (§9)", async () => {
+    const { page: fresh, context: freshContext, errors: freshErrors } = await harness.open();
+    const failed: string[] = [];
+    fresh.on("response", (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
+    await fresh.goto(`${harness.url}/dashboard/`);
+    await fresh.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+    await fresh.reload();
+    await fresh.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+    expect(freshErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    // Signed in and out again in the same browser: the next load asks nothing that fails either.
+    await fresh.getByLabel("Email").fill(OWNER.email);
+    await fresh.getByLabel("Password").fill(OWNER.password);
+    await fresh.getByRole("button", { name: "Sign in" }).click();
+    await fresh.getByRole("button", { name: "Sign out" }).click();
+    await fresh.getByText("You are signed out.").waitFor();
+    await fresh.reload();
+    await fresh.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+    expect(freshErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    await freshContext.close();
   });
 });

@@ -51,8 +51,11 @@ export async function startHarness(name: string, options: StartOptions = {}): Pr
         if (message.type() === "error") errors.push(message.text());
       });
       page.on("pageerror", (error) => errors.push(String(error)));
-      // Confirmation dialogs (rotate, archive, revert) are accepted, as a person clicking OK would.
-      page.on("dialog", (dialog) => void dialog.accept());
+      // The dashboard asks through its own dialogs: a browser dialog (confirm, alert) is a defect, recorded as an error.
+      page.on("dialog", (dialog) => {
+        errors.push(`browser dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
       return { context, page, errors };
     },
     async close() {
@@ -81,6 +84,17 @@ export async function signInByKeyboard(page: Page, url: string, email: string, p
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
+/** Signs in on the form a signed-out visit shows (the page stays at its URL), by keyboard. */
+export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
+  await page.getByLabel("Email").focus();
+  await page.keyboard.type(email);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(password);
+  await page.keyboard.press("Enter");
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
 /** Runs axe-core in the page (evaluated over the DevTools protocol, which the page's CSP does not govern). */
 export async function expectNoSeriousA11yViolations(page: Page, where: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
@@ -97,9 +111,31 @@ export async function screenshot(harness: Harness, page: Page, name: string): Pr
   await page.screenshot({ path: join(harness.shotsDir, `${name}.png`), fullPage: true });
 }
 
+/** The page at a laptop's width (1366) and a phone's (390), each as a full-page screenshot; the viewport is restored. */
+export async function screenshotWidths(harness: Harness, page: Page, name: string): Promise<void> {
+  const before = page.viewportSize();
+  for (const [width, height] of [[1366, 900], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: join(harness.shotsDir, `${name}-${width}.png`), fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
+}
+
+/** Answers the page's own confirmation dialog (not the browser's confirm()) with its confirming button. */
+export async function confirmInDialog(page: Page, button: string | RegExp): Promise<void> {
+  const dialog = page.getByRole("dialog");
+  await dialog.waitFor();
+  await dialog.getByRole("button", { name: button }).click();
+  await dialog.waitFor({ state: "detached" });
+}
+
 /** No script errors and no CSP violations on the page so far. */
 export function expectCleanConsole(errors: string[]): void {
   expect(errors.filter((error) => !/Failed to load resource: the server responded with a status of (401|403|400|404)/.test(error))).toEqual([]);
 }
 
 export { PASSWORD };
+
+/** A link of the side navigation (the breadcrumb may hold a link of the same name). */
+export const navLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });

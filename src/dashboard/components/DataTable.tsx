@@ -38,6 +38,7 @@ export function DataTable<T>({
 }) {
   return (
     <>
+      <div class="table-scroll">
       <table class={className}>
         {caption && <caption>{caption}</caption>}
         <thead>
@@ -54,6 +55,7 @@ export function DataTable<T>({
         </thead>
         <tbody>{rows?.map((item) => <tr key={rowKey?.(item)}>{row(item)}</tr>)}</tbody>
       </table>
+      </div>
       {rows && rows.length === 0 && empty}
     </>
   );

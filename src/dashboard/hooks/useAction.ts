@@ -1,4 +1,4 @@
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useRef, useState } from "preact/hooks";
 
 /**
  * One kind of user action against the API (a form's submit, a row's buttons): its error stays on the page until a
@@ -7,7 +7,11 @@ import { useCallback, useState } from "preact/hooks";
 export function useAction(): { error: unknown; busy: boolean; run(action: () => Promise<unknown>): Promise<void> } {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  // A second click before the page re-renders the disabled button is refused here too (a double click sends one request).
+  const running = useRef(false);
   const run = useCallback(async (action: () => Promise<unknown>) => {
+    if (running.current) return;
+    running.current = true;
     setBusy(true);
     try {
       await action();
@@ -15,6 +19,7 @@ export function useAction(): { error: unknown; busy: boolean; run(action: () => 
     } catch (caught) {
       setError(caught);
     } finally {
+      running.current = false;
       setBusy(false);
     }
   }, []);

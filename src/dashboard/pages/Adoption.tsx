@@ -104,12 +104,38 @@ function WeeklyChart({ base, featureKey }: { base: string; featureKey: string })
   useEffect(() => {
     if (!weeks.data || !target.current) return;
     const data: uPlot.AlignedData = [weeks.data.map((week) => week.start / 1000), weeks.data.map((week) => week.tried), weeks.data.map((week) => week.adopted), weeks.data.map((week) => week.exposed)];
+    const last = weeks.data.length - 1;
+    const chart = target.current;
+    // The tick labels drawn on the canvas, kept on the element too (a test reads what a person sees).
+    const mark = (name: "xTicks" | "yTicks", labels: string[]) => {
+      chart.dataset[name] = labels.filter(Boolean).join("|");
+      return labels;
+    };
+    const weekOf = (seconds: number) => new Date(seconds * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+    const count = (_: uPlot, value: number | null) => (value === null || value === undefined ? "–" : String(value));
+    // The legend shows the newest week until the pointer is over another one (never "--").
+    const showLatest = (plot: uPlot) => {
+      if (plot.cursor.idx === null || plot.cursor.idx === undefined) plot.setLegend({ idx: last });
+    };
     const plot = new uPlot(
       {
-        width: Math.max(320, target.current.clientWidth),
+        width: Math.max(300, target.current.clientWidth),
         height: 220,
-        series: [{}, { label: "tried", stroke: "#b35c00", width: 2 }, { label: "adopted", stroke: "#1e6b2f", width: 2 }, { label: "exposed", stroke: "#0645ad", width: 2, dash: [6, 4] }],
-        axes: [{}, { label: "companies" }],
+        legend: { live: true },
+        series: [
+          { label: "Week of", value: (_, seconds) => (seconds === null ? "–" : weekOf(seconds)) },
+          { label: "tried", stroke: "#b35c00", width: 2, value: count },
+          { label: "adopted", stroke: "#1e6b2f", width: 2, value: count },
+          { label: "exposed", stroke: "#0645ad", width: 2, dash: [6, 4], value: count },
+        ],
+        scales: { x: { time: false }, y: { range: (_, __, max) => [0, Math.max(4, Math.ceil(max))] } },
+        axes: [
+          // One label per point, at the week it stands for.
+          { splits: () => data[0] as number[], values: (_, splits) => mark("xTicks", splits.map(weekOf)), space: 40 },
+          // Counts of companies: whole numbers only.
+          { label: "companies", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000], values: (_, splits) => mark("yTicks", splits.map((value) => (Number.isInteger(value) ? String(value) : ""))) },
+        ],
+        hooks: { ready: [showLatest], setCursor: [showLatest] },
       },
       data,
       target.current,

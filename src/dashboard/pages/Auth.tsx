@@ -63,8 +63,8 @@ export function FirstStart({ onSignedIn }: { onSignedIn(session: SignedIn): void
   return (
     <AuthPage title="Welcome to Switchyard">
       <p>
-        Create the first owner. The admin token was printed when the service first started, and is kept in{" "}
-        <code>data/admin-token</code>.
+        Create the first owner. The admin token was printed when the service first started, and is kept in the file{" "}
+        <code>admin-token</code> of the service's data directory (<code>SWITCHYARD_DATA_DIR</code>; <code>data</code> unless set). It is only sent, never kept.
       </p>
       <form onSubmit={submit} class="stack">
         <Field label="Admin token" name="token" type="password" autocomplete="off" required />
@@ -96,7 +96,9 @@ export function ResetPassword({ token, onDone }: { token: string; onDone(): void
       <form onSubmit={submit} class="stack">
         <NewPassword label="New password (at least 12 characters)" />
         <ErrorMessage error={reset.error} />
-        <button type="submit">Set password</button>
+        <button type="submit" disabled={reset.busy}>
+          Set password
+        </button>
       </form>
     </AuthPage>
   );

@@ -9,7 +9,7 @@ import { Field } from "../components/Field";
 import { Pager, useCursorPages } from "../components/Pager";
 import { ErrorMessage, Page, useLoad, when } from "../ui";
 import { windowOf } from "./Adoption";
-import { loadFeedback, type FeedbackEntry } from "./Feedback";
+import { FeedbackList, loadFeedback, type FeedbackEntry } from "../components/FeedbackList";
 
 interface EntityRow {
   id: string;
@@ -93,7 +93,7 @@ export function CompanyDetail({ scope, companyId }: { scope: Scope; companyId: s
   }, [base, companyId]);
   const d = data.data;
   return (
-    <Page title={`Company ${companyId}`} actions={<a href="#/companies">All companies</a>}>
+    <Page title={`Company ${companyId}`} >
       <ErrorMessage error={data.error} />
       {d && (
         <>
@@ -172,33 +172,10 @@ function AttributeTable({ attributes }: { attributes: Record<string, unknown> })
         {entries.map(([name, value]) => (
           <tr>
             <th scope="row">{name}</th>
-            <td>
-              <code>{JSON.stringify(value)}</code>
-            </td>
+            <td>{typeof value === "string" ? value : <code>{JSON.stringify(value)}</code>}</td>
           </tr>
         ))}
       </tbody>
     </table>
-  );
-}
-
-export function FeedbackList({ entries }: { entries: FeedbackEntry[] }) {
-  return (
-    <DataTable
-      columns={["When", "Feature", "Score", "Comment", "Company", "User"]}
-      rows={entries}
-      row={(entry) => (
-        <>
-          <td>{when(entry.timestamp)}</td>
-          <td>{entry.key}</td>
-          <td>{entry.score ?? "—"}</td>
-          <td>{entry.comment ?? ""}</td>
-          <td>
-            <EntityLink kind="companies" id={entry.companyId} />
-          </td>
-          <td>{entry.userId}</td>
-        </>
-      )}
-    />
   );
 }

@@ -8,6 +8,8 @@ import { ACTIONS, DataTable, type Column } from "../components/DataTable";
 import { Field } from "../components/Field";
 import { formValue } from "../form";
 import { useAction } from "../hooks/useAction";
+import { useConfirm } from "../components/ConfirmDialog";
+import { loadStages } from "./FeatureSettings";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 type SortKey = "key" | "stage" | "changed" | "created";
@@ -48,8 +50,15 @@ export function Features({ scope }: { scope: Scope }) {
     return sort.descending ? sorted.reverse() : sorted;
   }, [loaded.data, environmentId, search, sort]);
 
+  const confirm = useConfirm();
   const archive = async (key: string) => {
-    if (!confirm(`Archive feature ${key}? It disappears from every environment's answers.`)) return;
+    const confirmed = await confirm.ask({
+      title: `Archive ${key}?`,
+      message: `It disappears from every environment's answers to SDKs at once: code that checks it gets "off". Its history is kept.`,
+      confirm: "Archive feature",
+      danger: true,
+    });
+    if (!confirmed) return;
     try {
       await api("DELETE", `/admin/apps/${enc(app.id)}/features/${enc(key)}`);
       loaded.reload();
@@ -82,7 +91,8 @@ export function Features({ scope }: { scope: Scope }) {
         )
       }
     >
-      {creating && <CreateFeature appId={app.id} onCreated={(key) => navigate(`/features/${enc(key)}`)} />}
+      {confirm.dialog}
+      {creating && <CreateFeature appId={app.id} onCreated={(key) => navigate(scope.link("features", key).slice(1))} onCancel={() => setCreating(false)} />}
       <div class="toolbar">
         <Field label="Search features" type="search" value={search} onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)} />
         <span class="muted" aria-live="polite">
@@ -105,7 +115,7 @@ export function Features({ scope }: { scope: Scope }) {
           row={(feature) => (
             <>
               <td>
-                <a href={`#/features/${enc(feature.key)}`}>{feature.name && feature.name !== feature.key ? feature.name : feature.key}</a>
+                <a href={scope.link("features", feature.key)}>{feature.name && feature.name !== feature.key ? feature.name : feature.key}</a>
                 {feature.name && feature.name !== feature.key && <code class="muted"> {feature.key}</code>}
                 {feature.description && <div class="muted small">{feature.description}</div>}
                 {feature.stale && <StaleMark reason={feature.staleReason} />}
@@ -141,7 +151,18 @@ export function Features({ scope }: { scope: Scope }) {
               </td>
             </>
           )}
-          empty={<p class="muted">No features{search ? " match" : " yet"}.</p>}
+          empty={
+            search ? (
+              <p class="empty-inline">No feature matches “{search}”.</p>
+            ) : (
+              <div class="empty">
+                <p>
+                  <strong>No features yet.</strong> A feature is a switch your code checks: create one here, then check its key with an SDK (see{" "}
+                  <a href={scope.link("keys")}>Keys & SDKs</a>).
+                </p>
+              </div>
+            )
+          }
         />
       )}
     </Page>
@@ -164,30 +185,44 @@ function StaleMark({ reason }: { reason: EnvironmentFeature["staleReason"] }) {
   );
 }
 
-const STAGES = ["alpha", "beta", "general availability"];
-
-function CreateFeature({ appId, onCreated }: { appId: string; onCreated(key: string): void }) {
+function CreateFeature({ appId, onCreated, onCancel }: { appId: string; onCreated(key: string): void; onCancel(): void }) {
   const creating = useAction();
+  const stages = useLoad(() => loadStages(appId), [appId]);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const field = (name: string) => formValue(form, name).trim();
     const key = field("key");
+    const stageId = field("stage");
     await creating.run(async () => {
       const existing = await get<{ features: { key: string }[] }>(`/admin/apps/${enc(appId)}/features`);
-      if (existing.features.some((feature) => feature.key === key)) throw new Error(`A feature ${key} exists already.`);
-      await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}`, { name: field("name") || null, description: field("description") || null, stage: field("stage") || null });
+      if (existing.features.some((feature) => feature.key === key)) throw new Error(`A feature ${key} exists already: choose another key, or open it from the list.`);
+      await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}`, { name: field("name") || null, description: field("description") || null });
+      // A new feature in a release stage starts with that stage's targeting, as the stage's own move does.
+      if (stageId) await api("PUT", `/admin/apps/${enc(appId)}/features/${enc(key)}/stage`, { stage: stageId });
       onCreated(key);
     });
   };
   return (
     <form class="card inline" onSubmit={submit} aria-label="New feature">
-      <Field label="Key" name="key" required pattern="[^\s]+" title="No spaces" />
+      <Field label="Key" name="key" required pattern="[^\s]+" title="No spaces" autoFocus />
       <Field label="Name" name="name" />
       <Field label="Description" name="description" />
-      <Field label="Stage" name="stage" suggestions={{ id: "stages", values: STAGES }} />
-      <button type="submit">Create feature</button>
-      <ErrorMessage error={creating.error} />
+      <Field label="Release stage">
+        <select name="stage">
+          <option value="">no stage (off everywhere)</option>
+          {stages.data?.map((stage) => (
+            <option value={stage.id}>{stage.name}</option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" disabled={creating.busy}>
+        Create feature
+      </button>
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+      <ErrorMessage error={creating.error ?? stages.error} />
     </form>
   );
 }

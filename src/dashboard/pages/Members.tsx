@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, enc, get, type Member } from "../api";
+import { api, enc, get, type App as AppRecord, type Member } from "../api";
 import { Card } from "../components/Card";
 import { ACTIONS, DataTable } from "../components/DataTable";
 import { Field } from "../components/Field";
@@ -7,6 +7,7 @@ import { OneTimeSecret } from "../components/OneTimeSecret";
 import { Pager, useCursorPages } from "../components/Pager";
 import { formChecked, formValue } from "../form";
 import { useAction } from "../hooks/useAction";
+import { useConfirm } from "../components/ConfirmDialog";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 interface Token {
@@ -35,7 +36,16 @@ export function Members({ self }: { self: Member }) {
   const tokens = useLoad(() => get<{ tokens: Token[] }>("/admin/tokens"), []);
   const action = useAction();
   const [secret, setSecret] = useState<string | undefined>();
-  const [resetLink, setResetLink] = useState<string | undefined>();
+  const [resetLink, setResetLink] = useState<{ email: string; link: string } | undefined>();
+  const confirm = useConfirm();
+  const remove = async (member: Member) => {
+    if (!(await confirm.ask({ title: `Remove ${member.email}?`, message: "Their sessions and API tokens stop working at once. Their past changes stay in the audit log.", confirm: "Remove member", danger: true }))) return;
+    await act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload);
+  };
+  const revoke = async (token: Token) => {
+    if (!(await confirm.ask({ title: `Revoke token ${token.name}?`, message: "Scripts and editors using it are refused from now on.", confirm: "Revoke token", danger: true }))) return;
+    await act(() => api("DELETE", `/admin/tokens/${enc(token.id)}`), tokens.reload);
+  };
 
   // Every write of the page shares one error slot: the latest failure shows, the next success clears it.
   const act = (write: () => Promise<unknown>, after: () => void) =>
@@ -59,9 +69,12 @@ export function Members({ self }: { self: Member }) {
 
   return (
     <Page title="Members and tokens">
+      {confirm.dialog}
       <ErrorMessage error={action.error ?? members.error ?? tokens.error} />
       <Card id="members-title" title="Members">
-        <OneTimeSecret value={resetLink}>One-time password reset link (24 h), shown only now: hand it over yourself.</OneTimeSecret>
+        <OneTimeSecret value={resetLink?.link} copyLabel={`Copy reset link for ${resetLink?.email}`}>
+          Password reset link for <strong>{resetLink?.email}</strong>, valid 24 hours and shown only now: send it to them yourself.
+        </OneTimeSecret>
         <DataTable
           columns={["Email", "Name", "Role", "Since", ACTIONS]}
           rows={members.data?.members}
@@ -85,14 +98,14 @@ export function Members({ self }: { self: Member }) {
                   onClick={() =>
                     void act(async () => {
                       const answer = await api<{ reset: { link: string | null; token: string } }>("POST", `/admin/members/${enc(member.id)}/password-reset`);
-                      setResetLink(answer.reset.link ?? answer.reset.token);
+                      setResetLink({ email: member.email, link: answer.reset.link ?? answer.reset.token });
                     }, () => undefined)
                   }
                 >
                   Reset link<span class="visually-hidden"> for {member.email}</span>
                 </button>
                 {member.id !== self.id && (
-                  <button type="button" class="link danger" onClick={() => confirm(`Remove ${member.email}? Their sessions and tokens stop at once.`) && void act(() => api("DELETE", `/admin/members/${enc(member.id)}`), members.reload)}>
+                  <button type="button" class="link danger" disabled={action.busy} onClick={() => void remove(member)}>
                     Remove<span class="visually-hidden"> {member.email}</span>
                   </button>
                 )}
@@ -109,11 +122,15 @@ export function Members({ self }: { self: Member }) {
             </select>
           </Field>
           <Field label="Initial password" name="password" type="password" minLength={12} required autocomplete="new-password" />
-          <button type="submit">Add member</button>
+          <button type="submit" disabled={action.busy}>
+            Add member
+          </button>
         </form>
       </Card>
       <Card id="tokens-title" title="API tokens">
-        <OneTimeSecret value={secret}>New token, shown only now:</OneTimeSecret>
+        <OneTimeSecret value={secret} copyLabel="Copy the new token">
+          New token, shown only now: copy it into your script's or editor's secrets.
+        </OneTimeSecret>
         <DataTable
           columns={["Name", "Access", "Created", "Last used", ACTIONS]}
           rows={tokens.data?.tokens}
@@ -124,7 +141,7 @@ export function Members({ self }: { self: Member }) {
               <td>{when(token.createdAt)}</td>
               <td>{when(token.lastUsedAt)}</td>
               <td>
-                <button type="button" class="link danger" onClick={() => confirm(`Revoke token ${token.name}?`) && void act(() => api("DELETE", `/admin/tokens/${enc(token.id)}`), tokens.reload)}>
+                <button type="button" class="link danger" disabled={action.busy} onClick={() => void revoke(token)}>
                   Revoke<span class="visually-hidden"> {token.name}</span>
                 </button>
               </td>
@@ -136,7 +153,9 @@ export function Members({ self }: { self: Member }) {
           <label class="check">
             <input name="readOnly" type="checkbox" /> Read-only
           </label>
-          <button type="submit">Create token</button>
+          <button type="submit" disabled={action.busy}>
+            Create token
+          </button>
         </form>
       </Card>
     </Page>
@@ -156,7 +175,7 @@ const AUDIT_PAGE = 50;
 const ENTITY_KINDS = ["app", "environment", "key", "feature", "targeting", "config", "member", "token", "session"];
 
 /** The audit log (API.md §8), paged oldest first as the API pages it, with its entity and actor filters. */
-export function Audit() {
+export function Audit({ apps = [] }: { apps?: AppRecord[] }) {
   const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
   const [filters, setFilters] = useState({ entity: "", actor: "" });
   const pages = useCursorPages();

@@ -1,7 +1,7 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { ValidationIssue } from "../api";
-import { COMMON_FIELDS, FILTER_TYPES, filterOfType, inputOf, OPERATORS, percentOf, thresholdOf, valuesFor, type Filter, type FilterType, type Operator } from "./model";
+import { COMMON_FIELDS, FILTER_TYPES, filterOfType, inputOf, isKnownOperator, OPERATORS, percentOf, thresholdOf, valuesFor, type Filter, type FilterType, type Operator } from "./model";
 
 /** The app's segments, for the segment picker (loaded once by the feature page). */
 export const SegmentsContext = createContext<{ id: string; name: string }[]>([]);
@@ -189,6 +189,8 @@ function ContextFields({ filter, onChange, common }: { filter: Extract<Filter, {
           {OPERATORS.map((operator) => (
             <option value={operator.value}>{operator.label}</option>
           ))}
+          {/* An operator the editor does not know (typed as JSON) is shown as it is, never as another one. */}
+          {!isKnownOperator(filter.operator) && <option value={filter.operator}>{filter.operator} (unknown)</option>}
         </select>
       </label>
       {input === "text" && (

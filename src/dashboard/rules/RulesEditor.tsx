@@ -6,6 +6,8 @@ import { describe, filterOfType, type Filter } from "./model";
 export interface RulesEditorProps {
   rules: { filter: Filter }[];
   onChange(rules: { filter: Filter }[]): void;
+  /** The JSON view's parse error, or undefined when its text is a valid rule list: Save refuses while there is one. */
+  onJsonError?(message: string | undefined): void;
   issues: ValidationIssue[];
   featureKey: string;
   readOnly: boolean;
@@ -15,17 +17,23 @@ export interface RulesEditorProps {
  * The targeting rules of one environment: a visual editor and a JSON view of the same tree, both editable. A rule
  * turns the feature on when its filter matches; the rules are tried in order.
  */
-export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: RulesEditorProps) {
+export function RulesEditor({ rules, onChange, onJsonError, issues, featureKey, readOnly }: RulesEditorProps) {
   const [mode, setMode] = useState<"visual" | "json">("visual");
   const segments = useContext(SegmentsContext);
   const segmentNames = new Map(segments.map((segment) => [segment.id, segment.name]));
   const [jsonText, setJsonText] = useState("");
   const [jsonError, setJsonError] = useState<string | undefined>();
 
+  const reportJson = (message: string | undefined) => {
+    setJsonError(message);
+    onJsonError?.(message);
+  };
   const switchTo = (next: "visual" | "json") => {
+    // Invalid JSON stays on screen with its error: the visual view would show an older tree than the text.
+    if (next === "visual" && jsonError) return;
     if (next === "json") {
       setJsonText(JSON.stringify(rules, null, 2));
-      setJsonError(undefined);
+      reportJson(undefined);
     }
     setMode(next);
   };
@@ -35,10 +43,12 @@ export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: R
     try {
       const parsed = JSON.parse(text) as unknown;
       if (!Array.isArray(parsed)) throw new Error("The rules must be a JSON array of {\"filter\": …} objects.");
-      setJsonError(undefined);
+      const bad = parsed.findIndex((rule) => typeof rule !== "object" || rule === null || typeof (rule as { filter?: unknown }).filter !== "object" || (rule as { filter?: unknown }).filter === null);
+      if (bad >= 0) throw new Error(`Rule ${bad + 1} must be an object with a "filter" object.`);
+      reportJson(undefined);
       onChange(parsed as { filter: Filter }[]);
     } catch (error) {
-      setJsonError((error as Error).message);
+      reportJson((error as Error).message);
     }
   };
 
@@ -47,7 +57,7 @@ export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: R
   return (
     <div class="rules-editor">
       <div class="tabs" role="group" aria-label="Rule view">
-        <button type="button" aria-pressed={mode === "visual"} onClick={() => switchTo("visual")}>
+        <button type="button" aria-pressed={mode === "visual"} aria-disabled={jsonError ? true : undefined} title={jsonError ? "Fix the JSON first" : undefined} onClick={() => switchTo("visual")}>
           Visual
         </button>
         <button type="button" aria-pressed={mode === "json"} onClick={() => switchTo("json")}>
@@ -88,7 +98,7 @@ export function RulesEditor({ rules, onChange, issues, featureKey, readOnly }: R
           <textarea class="code" rows={16} value={jsonText} disabled={readOnly} aria-invalid={jsonError ? true : undefined} aria-describedby={jsonError ? "rules-json-error" : undefined} onInput={(event) => onJson((event.currentTarget as HTMLTextAreaElement).value)} />
           {jsonError && (
             <span class="field-error" id="rules-json-error">
-              {jsonError}
+              Not valid JSON, so it cannot be saved or shown visually: {jsonError}
             </span>
           )}
         </label>

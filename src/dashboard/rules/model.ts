@@ -1,41 +1,59 @@
-/** The rule language of API.md §3, as the editor builds it. Trees are kept exactly as the server stores them. */
+/**
+ * The rule language of API.md §3, as the editor builds it. Trees are kept exactly as the server stores them. The
+ * node types come from the server's schema (type-only: nothing of the server is bundled), so a change to the rule
+ * language fails the dashboard's type check until the editor follows it.
+ */
+import type { ConstantFilter, ContextFilter, ContextOperator, Filter as ServerFilter, GroupFilter, NegationFilter, RolloutPercentageFilter } from "../../schemas/rules";
 
-export type Operator =
-  | "IS" | "IS_NOT" | "ANY_OF" | "NOT_ANY_OF" | "CONTAINS" | "NOT_CONTAINS" | "GT" | "LT"
-  | "AFTER" | "BEFORE" | "DATE_AFTER" | "DATE_BEFORE" | "SET" | "NOT_SET" | "IS_TRUE" | "IS_FALSE";
+export type Operator = ContextOperator;
 
+/** A named set of companies of the app (docs/API.md, segments): inlined by the service when the rules are saved. */
+export interface SegmentFilter {
+  type: "segment";
+  segmentId: string;
+}
+
+/** The server's filters, with segments allowed at any depth (the service inlines them on save). */
 export type Filter =
-  | { type: "constant"; value: boolean }
-  | { type: "context"; field: string; operator: Operator; values?: string[] }
-  | { type: "rolloutPercentage"; key: string; partialRolloutAttribute: string; partialRolloutThreshold: number }
-  | { type: "group"; operator: "and" | "or"; filters: Filter[] }
-  | { type: "negation"; filter: Filter }
-  /** A named set of companies of the app (docs/API.md, segments): inlined by the service when the rules are saved. */
-  | { type: "segment"; segmentId: string };
+  | ConstantFilter
+  | ContextFilter
+  | RolloutPercentageFilter
+  | (Omit<GroupFilter, "filters"> & { filters: Filter[] })
+  | (Omit<NegationFilter, "filter"> & { filter: Filter })
+  | SegmentFilter;
+
+/** Every tree the server stores is one the editor can hold (fails to compile if the server gains a node type). */
+type Assert<T extends true> = T;
+export type ServerTreesFit = Assert<ServerFilter extends Filter ? true : false>;
 
 export type FilterType = Filter["type"];
 
 /** How each operator's value is entered: the input that fits what the evaluator compares. */
 export type ValueInput = "none" | "text" | "list" | "number" | "days" | "date";
 
-export const OPERATORS: { value: Operator; label: string; input: ValueInput }[] = [
-  { value: "IS", label: "is", input: "text" },
-  { value: "IS_NOT", label: "is not", input: "text" },
-  { value: "ANY_OF", label: "is any of", input: "list" },
-  { value: "NOT_ANY_OF", label: "is none of", input: "list" },
-  { value: "CONTAINS", label: "contains", input: "text" },
-  { value: "NOT_CONTAINS", label: "does not contain", input: "text" },
-  { value: "GT", label: "greater than", input: "number" },
-  { value: "LT", label: "less than", input: "number" },
-  { value: "AFTER", label: "more than N days ago", input: "days" },
-  { value: "BEFORE", label: "less than N days ago", input: "days" },
-  { value: "DATE_AFTER", label: "on or after date", input: "date" },
-  { value: "DATE_BEFORE", label: "on or before date", input: "date" },
-  { value: "SET", label: "is set", input: "none" },
-  { value: "NOT_SET", label: "is not set", input: "none" },
-  { value: "IS_TRUE", label: "is true", input: "none" },
-  { value: "IS_FALSE", label: "is false", input: "none" },
-];
+/** Each operator of the server's list with its words and input: a `Record`, so a new server operator fails the type check here. */
+const OPERATOR_TABLE: Record<Operator, { label: string; input: ValueInput }> = {
+  IS: { label: "is", input: "text" },
+  IS_NOT: { label: "is not", input: "text" },
+  ANY_OF: { label: "is any of", input: "list" },
+  NOT_ANY_OF: { label: "is none of", input: "list" },
+  CONTAINS: { label: "contains", input: "text" },
+  NOT_CONTAINS: { label: "does not contain", input: "text" },
+  GT: { label: "greater than", input: "number" },
+  LT: { label: "less than", input: "number" },
+  AFTER: { label: "more than N days ago", input: "days" },
+  BEFORE: { label: "less than N days ago", input: "days" },
+  DATE_AFTER: { label: "on or after date", input: "date" },
+  DATE_BEFORE: { label: "on or before date", input: "date" },
+  SET: { label: "is set", input: "none" },
+  NOT_SET: { label: "is not set", input: "none" },
+  IS_TRUE: { label: "is true", input: "none" },
+  IS_FALSE: { label: "is false", input: "none" },
+};
+
+export const OPERATORS: { value: Operator; label: string; input: ValueInput }[] = (Object.keys(OPERATOR_TABLE) as Operator[]).map((value) => ({ value, ...OPERATOR_TABLE[value] }));
+
+export const isKnownOperator = (operator: string): operator is Operator => Object.hasOwn(OPERATOR_TABLE, operator);
 
 export function inputOf(operator: string): ValueInput {
   return OPERATORS.find((entry) => entry.value === operator)?.input ?? "text";
@@ -123,4 +141,58 @@ export function stateOf(rules: Rule[]): "off" | "some" | "everyone" {
   if (rules.some((rule) => everyone(rule.filter))) return "everyone";
   if (rules.every((rule) => nobody(rule.filter))) return "off";
   return "some";
+}
+
+export interface LocalIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * What the editor refuses before sending (the service accepts them, but they never mean what a person wants): an
+ * empty value where the operator compares one, a number operator with text, a condition without a field, a segment
+ * not chosen. Paths are the server's (`rules.0.filter.values`), so each message shows at its node.
+ */
+export function localIssues(filter: Filter, path: string, out: LocalIssue[] = []): LocalIssue[] {
+  switch (filter.type) {
+    case "context": {
+      if (!filter.field.trim()) out.push({ path: `${path}.field`, message: "Name the attribute this condition reads." });
+      const input = inputOf(filter.operator);
+      const values = filter.values ?? [];
+      if (input === "none") break;
+      const given = input === "list" ? values.filter((value) => value.trim() !== "") : values.slice(0, 1).filter((value) => value.trim() !== "");
+      if (given.length === 0) out.push({ path: `${path}.values`, message: input === "list" ? "Enter at least one value." : "Enter a value: an empty one matches nothing useful." });
+      else if ((input === "number" || input === "days") && !Number.isFinite(Number(given[0]))) out.push({ path: `${path}.values`, message: "Enter a number." });
+      break;
+    }
+    case "group":
+      filter.filters.forEach((member, index) => localIssues(member, `${path}.filters.${index}`, out));
+      break;
+    case "negation":
+      localIssues(filter.filter, `${path}.filter`, out);
+      break;
+    case "segment":
+      if (!filter.segmentId) out.push({ path: `${path}.segmentId`, message: "Choose a segment." });
+      break;
+    case "rolloutPercentage":
+      if (!filter.partialRolloutAttribute.trim()) out.push({ path: `${path}.partialRolloutAttribute`, message: "Name the attribute to roll out by." });
+      break;
+    case "constant":
+      break;
+  }
+  return out;
+}
+
+/** Lists split into lines drop their blank lines when saved (a trailing newline is not a value). */
+export function tidy(filter: Filter): Filter {
+  switch (filter.type) {
+    case "context":
+      return inputOf(filter.operator) === "list" && filter.values ? { ...filter, values: filter.values.filter((value) => value.trim() !== "") } : filter;
+    case "group":
+      return { ...filter, filters: filter.filters.map(tidy) };
+    case "negation":
+      return { ...filter, filter: tidy(filter.filter) };
+    default:
+      return filter;
+  }
 }

@@ -25,6 +25,7 @@ import { segmentRefs } from "../../segments/inline.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";
 import { envelopeFor, submitChange } from "../kit/submit.js";
 import { ENTITY_LIST_ROUTES } from "./entity-list-routes.js";
+import { OPERATIONS_ROUTES } from "../operations/routes.js";
 import { LOG_TAIL_ROUTES } from "./log-tail-route.js";
 import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
@@ -245,6 +246,7 @@ export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ...ACCOUNT_ROUTES,
   ...REFLAG_API_ROUTES,
   ...CLUSTER_ROUTES,
+  ...OPERATIONS_ROUTES,
 ];
 
 export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {

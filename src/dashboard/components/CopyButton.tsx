@@ -1,0 +1,38 @@
+import { useEffect, useState } from "preact/hooks";
+
+/** Copies text: the Clipboard API where the page is a secure context, else a selected textarea (plain http on a LAN). */
+export async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard && isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.className = "offscreen";
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand("copy");
+  area.remove();
+  if (!copied) throw new Error("The browser refused to copy: select the text and copy it by hand.");
+}
+
+/** A copy control: its name says what it copies; "Copied" shows (and is announced) once it is on the clipboard. */
+export function CopyButton({ text, label, class: className = "secondary" }: { text: string; label: string; class?: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  useEffect(() => {
+    if (state === "idle") return;
+    const timer = setTimeout(() => setState("idle"), 2500);
+    return () => clearTimeout(timer);
+  }, [state]);
+  return (
+    <span class="copy">
+      <button type="button" class={`copy-button ${className}`} aria-label={label} onClick={() => copyText(text).then(() => setState("copied"), () => setState("failed"))}>
+        {state === "copied" ? "Copied" : "Copy"}
+      </button>
+      <span aria-live="polite" class="visually-hidden">
+        {state === "copied" ? "Copied to the clipboard." : state === "failed" ? "Could not copy: select the text and copy it." : ""}
+      </span>
+    </span>
+  );
+}

@@ -1,0 +1,112 @@
+/**
+ * `GET /admin/backup` (API.md §13.1): the store copied as of one point of its commit order (LMDB's compacting
+ * env copy, taken by a read transaction, so the writer and every reader go on), then streamed in the backup format
+ * with its trailer. The copy lives in a temp dir inside the data dir (same disk, so it can always be written where the
+ * store fits) and is removed once streamed, or when the client goes away.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { managementRoute, BODY_LIMITS, type RouteContext } from "../api/route.js";
+import type { HttpMethod } from "../api/router.js";
+import type { StreamResponse, StreamSink } from "../api/types.js";
+import type { RouteSpec } from "../api/route.js";
+import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
+import { ServiceError } from "../errors/catalogue.js";
+import { submitChange } from "../management/submit.js";
+import type { Services } from "../services.js";
+import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine } from "./backup-format.js";
+
+const WORK_DIR_PREFIX = ".backup-in-progress-";
+const CHUNK_BYTES = 1024 * 1024;
+
+/** `switchyard-20261128T093000Z.backup` */
+export function backupFileName(at: Date): string {
+  return `switchyard-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.backup`;
+}
+
+/** Work dirs a crashed process left behind: nobody else writes them, so they go before a new one is made. */
+function removeStaleWorkDirs(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) if (name.startsWith(WORK_DIR_PREFIX)) rmSync(join(dataDir, name), { recursive: true, force: true });
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Streams the files; a client that goes away stops it. The work dir is removed either way. */
+async function streamFiles(sink: StreamSink, files: { name: string; path: string; bytes: number }[], createdAt: string, cleanup: () => void): Promise<void> {
+  let closed = false;
+  sink.onClose(() => (closed = true));
+  const digest = new BackupDigest();
+  digest.add(Buffer.from(BACKUP_MAGIC, "latin1"));
+  let stalls = 0;
+  // The sink takes strings by type; both front ends hand bytes to their socket as they are.
+  const send = async (chunk: Uint8Array) => {
+    if (closed) return;
+    if (sink.write(digest.add(chunk) as unknown as string)) stalls = 0;
+    // The sink has no drain signal: after a chunk the socket could not take at once, give it time before the next.
+    else await pause(Math.min(50, ++stalls));
+  };
+  try {
+    await send(manifestLine({ format: BACKUP_FORMAT, store: "lmdb", createdAt }));
+    for (const file of files) {
+      await send(entryLine(file.name, file.bytes));
+      const handle = await open(file.path, "r");
+      try {
+        for (let position = 0; position < file.bytes && !closed; ) {
+          const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, file.bytes - position));
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+          if (bytesRead !== buffer.length) throw new Error(`${file.name} changed while it was streamed`);
+          position += bytesRead;
+          await send(buffer);
+        }
+      } finally {
+        await handle.close();
+      }
+    }
+    // Only a stream that got this far gets its trailer; anything cut before has none and is refused on restore.
+    if (!closed) sink.write(digest.trailer() as unknown as string);
+  } finally {
+    cleanup();
+    sink.end();
+  }
+}
+
+async function backup(context: RouteContext<Services>): Promise<StreamResponse> {
+  const { principal, services } = context;
+  // A read by method, but a copy of every secret digest: owners and the admin token only, never a read-only token.
+  if (principal.kind === "token" && principal.readOnly) throw new ServiceError("FORBIDDEN", "A read-only token cannot take a backup.");
+  const { store, config } = services;
+  if (!store.copyTo) throw new ServiceError("CONFLICT", `The ${store.kind} store cannot be backed up online; stop the service and copy ${config.dataDir}.`);
+  const at = new Date();
+  removeStaleWorkDirs(config.dataDir);
+  const work = mkdtempSync(join(config.dataDir, WORK_DIR_PREFIX));
+  const cleanup = () => rmSync(work, { recursive: true, force: true });
+  let files: { name: string; path: string; bytes: number }[];
+  try {
+    await store.copyTo(work);
+    files = readdirSync(work).map((name) => ({ name, path: join(work, name), bytes: statSync(join(work, name)).size }));
+    // The generated admin token lives beside the store, not in it; the configured one is configuration, not data.
+    const token = join(config.dataDir, ADMIN_TOKEN_FILE);
+    if (existsSync(token)) files.push({ name: ADMIN_TOKEN_FILE, path: token, bytes: statSync(token).size });
+    await submitChange(context, "backup.create", { bytes: files.reduce((sum, file) => sum + file.bytes, 0) });
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+  return {
+    status: 200,
+    headers: {
+      "content-type": "application/octet-stream",
+      "content-disposition": `attachment; filename="${backupFileName(at)}"`,
+      "cache-control": "no-store",
+    },
+    preamble: BACKUP_MAGIC,
+    start(sink) {
+      streamFiles(sink, files, at.toISOString(), cleanup).catch((error: unknown) => {
+        services.log.error("backup stream failed", { error: String((error as Error)?.stack ?? error) });
+      });
+    },
+  };
+}
+
+export const BACKUP_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [["GET", "/admin/backup", managementRoute<Services>("members", BODY_LIMITS.none, backup)]];

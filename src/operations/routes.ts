@@ -1,0 +1,8 @@
+/** Every route of issue 32 (API.md §13): backup, flags as files, the Unleash importer. */
+import type { RouteSpec } from "../api/route.js";
+import type { HttpMethod } from "../api/router.js";
+import type { Services } from "../services.js";
+import { BACKUP_ROUTES } from "./backup-route.js";
+import { FLAGS_ROUTES } from "./flags-routes.js";
+
+export const OPERATIONS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...BACKUP_ROUTES, ...FLAGS_ROUTES];
