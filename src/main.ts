@@ -1,13 +1,11 @@
 import { residencyViolation } from "./cluster/residency.js";
 import { ConfigError } from "./config/config.js";
 import { createApiCore } from "./routes/kit/core.js";
+import { buildRouters } from "./routes/registry.js";
+import { LiveStreamHub } from "./live/live-stream-hub.js";
+import { createPrompting } from "./surveys/prompting.js";
 import { RateLimiter } from "./routes/kit/rate-limiter.js";
-import { HEALTH_ROUTES } from "./routes/sdk/health-routes.js";
-import type { RouteSpec } from "./routes/kit/route.js";
-import { Router, type HttpMethod } from "./routes/kit/router.js";
-import { createDashboardRoutes } from "./routes/dashboard/dashboard-routes.js";
 import type { FrontEnd } from "./http/types.js";
-import { addAdminRoutes } from "./routes/management/admin-routes.js";
 import { AccountRepository } from "./accounts/account-repository.js";
 import { bootstrapAdminToken } from "./accounts/admin-bootstrap.js";
 import { AuditLog } from "./accounts/audit-log.js";
@@ -18,18 +16,10 @@ import { rewriteAdminTokenFile } from "./config/admin-token.js";
 import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
-import { createLiveRoutes } from "./routes/sdk/live-routes.js";
-import { MCP_ROUTES } from "./routes/mcp/mcp-routes.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
-import { METRICS_ROUTES } from "./routes/management/metrics-route.js";
-import { OPT_IN_ROUTES } from "./routes/sdk/opt-in-route.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./routes/sdk/evaluation-cache.js";
-import { EVALUATION_ROUTES } from "./routes/sdk/evaluation-routes.js";
-import { PROMPTING_ROUTES } from "./routes/sdk/prompting-routes.js";
-import { createRulesRoutes } from "./routes/sdk/rules-route.js";
-import { TRACKING_ROUTES } from "./routes/sdk/tracking-routes.js";
 import { createJobContext } from "./jobs/job-context.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
@@ -56,37 +46,6 @@ export interface RunningService {
   store: Services["store"]["kind"];
   /** Drains in-flight requests, commits pending writes and closes everything. */
   stop(): Promise<void>;
-}
-
-/**
- * The routers of the SDK port and of the admin port (API.md §9): with SWITCHYARD_ADMIN_PORT set, the management
- * API and the dashboard are added only to the admin port's router and the rest only to the SDK port's (`/health`
- * to both); without it, one router has everything. Routes go where their path prefix says, so a route added later
- * lands on the right port without a second list.
- */
-export function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefined): { sdk: Router<RouteSpec<Services>>; admin: Router<RouteSpec<Services>> } {
-  const sdk = new Router<RouteSpec<Services>>();
-  const admin = splitAdmin ? new Router<RouteSpec<Services>>() : sdk;
-  const add = (method: HttpMethod, pattern: string, spec: RouteSpec<Services>) => (isAdminSurface(pattern) ? admin : sdk).add(method, pattern, spec);
-  for (const [method, pattern, spec] of HEALTH_ROUTES) {
-    sdk.add(method, pattern, spec as RouteSpec<Services>);
-    if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
-  }
-  for (const [method, pattern, spec] of METRICS_ROUTES) add(method, pattern, spec);
-  addAdminRoutes({ add });
-  for (const [method, pattern, spec] of MCP_ROUTES) add(method, pattern, spec);
-  for (const [method, pattern, spec] of createDashboardRoutes({ sdkPort: () => (splitAdmin ? sdkPort() : undefined) })) add(method, pattern, spec as RouteSpec<Services>);
-  const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
-  for (const [method, pattern, spec] of frontFacing) add(method, pattern, spec);
-  return { sdk, admin };
-}
-
-/**
- * Paths of the admin surface (API.md §9): the management APIs (MCP included, with its OAuth metadata under
- * `/.well-known`), metrics, the dashboard and the `/` that leads to it.
- */
-export function isAdminSurface(pattern: string): boolean {
-  return pattern === "/" || /^\/(admin|api|metrics|dashboard|\.well-known)(\/|$)/.test(pattern);
 }
 
 /**
@@ -162,6 +121,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     tracking: new TrackingReader(store),
     executor,
     evaluationCache,
+    live: new LiveStreamHub(flagStates, config.sse),
+    prompting: createPrompting(store, { keepAliveMs: config.sse.keepAliveMs, maxStreams: config.sse.maxStreams }, log),
     log,
     metrics,
     management,

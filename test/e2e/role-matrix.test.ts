@@ -6,7 +6,7 @@
  * code to docs/SECURITY.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MANAGEMENT_ROUTES } from "../../src/routes/management/admin-routes.js";
+import { MANAGEMENT_ROUTES } from "../../src/routes/registry.js";
 import { ACCOUNT_TEST_ENV, asSession, createMember, createToken, PASSWORD, signIn, type Session } from "../support/accounts.js";
 import { createApp, request, type JsonReply } from "../support/http.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";

@@ -5,7 +5,7 @@
  * instead of EPIPE. The routes come from the service's own registry, so a new route is covered without editing this.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildRouters } from "../../src/main.js";
+import { buildRouters } from "../../src/routes/registry.js";
 import { sendInPieces, type Reply } from "../front-end/http-client.js";
 import { request } from "../support/http.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";

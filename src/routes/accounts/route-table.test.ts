@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MANAGEMENT_ROUTES } from "../management/admin-routes.js";
+import { MANAGEMENT_ROUTES } from "../registry.js";
 import { TOOLS } from "../mcp/tools.js";
 import type { ManagementPrincipal } from "../../accounts/principal.js";
 import { permits } from "../../accounts/permissions.js";

@@ -11,6 +11,8 @@ import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 import type { TrackingReader } from "../../tracking/index.js";
 import type { Executor } from "../../workers/executor.js";
 import type { EvaluationCache } from "../sdk/evaluation-cache.js";
+import type { LiveStreamHub } from "../../live/live-stream-hub.js";
+import type { Prompting } from "../../surveys/prompting.js";
 
 /** The object graph every route sees; built once in main.ts. */
 export interface Services extends CoreServices {
@@ -24,6 +26,10 @@ export interface Services extends CoreServices {
   /** Where evaluation and ingestion run: the worker pool, or inline. */
   executor: Executor;
   evaluationCache: EvaluationCache;
+  /** The open live-update streams (`/sse/server`, `/sse/client`), told of every new flagStateVersion. */
+  live: LiveStreamHub;
+  /** Survey prompting: who is due a prompt, and the open prompt streams. */
+  prompting: Prompting;
   /** Where every management write goes (applied here, or through the cluster's log), with its audit entry. */
   management: ManagementLog;
   /** Members, sessions, API tokens, passwords, sign-in throttling, the audit log. */

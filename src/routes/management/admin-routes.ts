@@ -4,9 +4,8 @@ import { parseJsonBody } from "../../schemas/json-body.js";
 import { ok } from "../../http/responses.js";
 import { schemaBody } from "../kit/schema-body.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod, Router } from "../kit/router.js";
+import type { HttpMethod } from "../kit/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { CLUSTER_ROUTES } from "./cluster-routes.js";
 import { CreateAppBody, CreateEnvironmentBody, FeatureKey, PutFeatureBody, RotateKeyBody } from "../../schemas/admin.js";
 import { parseOrThrow } from "../../schemas/issues.js";
 import { parseListQuery } from "../../tracking/index.js";
@@ -15,19 +14,9 @@ import type { Services } from "../kit/services.js";
 import { digestKey, maskKey, newFeatureId, newKey } from "../../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../../tenancy/records.js";
 import { planApp, planEnvironment } from "../../tenancy/tenancy-repository.js";
-import { ANALYTICS_ROUTES } from "./analytics-routes.js";
-import { ACCOUNT_ROUTES } from "../accounts/account-routes.js";
-import { REFLAG_API_ROUTES } from "../reflag-api/reflag-routes.js";
-import { STAGE_ROUTES } from "./stage-routes.js";
-import { SURVEY_ROUTES } from "./survey-routes.js";
-import { SEGMENT_ROUTES } from "./segment-routes.js";
 import { segmentRefs } from "../../segments/inline.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";
 import { envelopeFor, submitChange } from "../kit/submit.js";
-import { ENTITY_LIST_ROUTES } from "./entity-list-routes.js";
-import { OPERATIONS_ROUTES } from "../operations/routes.js";
-import { LOG_TAIL_ROUTES } from "./log-tail-route.js";
-import { ENVIRONMENT_FEATURE_ROUTES } from "./environment-feature-routes.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -230,25 +219,4 @@ export const TRACKED_DATA_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = 
 
 function environmentsOf(context: Context, environmentIds: string[]): EnvironmentRecord[] {
   return environmentIds.flatMap((id) => context.services.tenancy.getEnvironment(id) ?? []);
-}
-
-/** Every `/admin/...` route and the Reflag surface under `/api`, with its permission: what docs/SECURITY.md's route × role table lists. */
-export const MANAGEMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
-  ...ADMIN_ROUTES,
-  ...ENVIRONMENT_FEATURE_ROUTES,
-  ...TRACKED_DATA_ROUTES,
-  ...ENTITY_LIST_ROUTES,
-  ...LOG_TAIL_ROUTES,
-  ...ANALYTICS_ROUTES,
-  ...STAGE_ROUTES,
-  ...SURVEY_ROUTES,
-  ...SEGMENT_ROUTES,
-  ...ACCOUNT_ROUTES,
-  ...REFLAG_API_ROUTES,
-  ...CLUSTER_ROUTES,
-  ...OPERATIONS_ROUTES,
-];
-
-export function addAdminRoutes(router: Pick<Router<RouteSpec<Services>>, "add"> | { add(method: HttpMethod, pattern: string, spec: RouteSpec<Services>): unknown }): void {
-  for (const [method, pattern, spec] of MANAGEMENT_ROUTES) router.add(method, pattern, spec);
 }

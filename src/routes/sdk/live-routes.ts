@@ -3,7 +3,7 @@ import type { HttpMethod } from "../kit/router.js";
 import type { StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import type { Services } from "../kit/services.js";
-import { LiveStreamHub } from "../../live/live-stream-hub.js";
+import type { LiveStreamHub } from "../../live/live-stream-hub.js";
 import { withPrompts } from "./prompting-routes.js";
 
 /** Response headers of every stream. `x-accel-buffering` stops nginx-style proxies from holding the events back. */
@@ -51,25 +51,20 @@ function openStream(hub: LiveStreamHub, context: RouteContext<Services>): Stream
  * `GET /sse/server` (secret key; the Reflag node SDK's `flagsPushUrl`) and `GET /sse/client` (publishable or secret;
  * the Reflag browser SDK's live updates), API.md §5. The handlers stay synchronous: see `LiveStreamHub.open`.
  */
-export function createLiveRoutes(): [HttpMethod, string, RouteSpec<Services>][] {
-  let hub: LiveStreamHub | undefined;
-  // Built on first use: the route table is made before the services exist.
-  const hubOf = (services: Services) => (hub ??= new LiveStreamHub(services.flagStates, services.config.sse));
-  return [
-    ["GET", "/sse/server", { access: "secret", bodyLimit: 0, cors: true, handle: (context) => openStream(hubOf(context.services), context) }],
-    [
-      "GET",
-      "/sse/client",
-      {
-        access: "environment",
-        bodyLimit: 0,
-        cors: true,
-        handle: (context) => {
-          const userId = userOfContextParam(context.request.query);
-          const stream = openStream(hubOf(context.services), context);
-          return withPrompts(context.services, environmentOf(context.principal).environmentId, userId, stream);
-        },
+export const LIVE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["GET", "/sse/server", { access: "secret", bodyLimit: 0, cors: true, handle: (context) => openStream(context.services.live, context) }],
+  [
+    "GET",
+    "/sse/client",
+    {
+      access: "environment",
+      bodyLimit: 0,
+      cors: true,
+      handle: (context) => {
+        const userId = userOfContextParam(context.request.query);
+        const stream = openStream(context.services.live, context);
+        return withPrompts(context.services, environmentOf(context.principal).environmentId, userId, stream);
       },
-    ],
-  ];
-}
+    },
+  ],
+];

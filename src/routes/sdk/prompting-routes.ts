@@ -21,15 +21,10 @@ import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from ".
 import type { HttpMethod } from "../kit/router.js";
 import type { ApiResponse, StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { FeatureRepository } from "../../features/feature-repository.js";
 import { IdSchema } from "../../schemas/tracking.js";
 import { parseOrThrow } from "../../schemas/issues.js";
 import type { Services } from "../kit/services.js";
 import { digestKey, randomBase62 } from "../../tenancy/identifiers.js";
-import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
-import { PromptHub } from "../../surveys/prompt-hub.js";
-import { PromptStore } from "../../surveys/prompt-store.js";
-import { Prompter } from "../../surveys/prompter.js";
 
 /** A token request must be redeemed within this time. */
 const TOKEN_REQUEST_TTL_MS = 60_000;
@@ -48,25 +43,6 @@ const STREAM_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 
-interface Prompting {
-  hub: PromptHub;
-  prompter: Prompter;
-  prompts: PromptStore;
-}
-
-const byServices = new WeakMap<Services, Prompting>();
-
-/** Built on first use: the route table is made before the services exist. */
-function promptingOf(services: Services): Prompting {
-  let prompting = byServices.get(services);
-  if (!prompting) {
-    const prompter = new Prompter(services.store, new TenancyRepository(services.store), new FeatureRepository(services.store));
-    const hub = new PromptHub(prompter, { keepAliveMs: services.config.sse.keepAliveMs, maxStreams: services.config.sse.maxStreams }, services.log);
-    byServices.set(services, (prompting = { hub, prompter, prompts: new PromptStore(services.store) }));
-  }
-  return prompting;
-}
-
 /**
  * Bodies parsed again for prompting at most this large: a browser's calls are far smaller, and parsing a server's
  * 2 MiB bulk on the main thread would hold up every request behind it. Users of a larger bulk are checked when a
@@ -80,8 +56,8 @@ const MAX_REPARSED_BODY = 64 * 1024;
  */
 export function promptingAfterTracking(services: Services, environmentId: string, call: string, body: Uint8Array | null): void {
   if (call !== "event" && call !== "bulk") return;
-  const prompting = byServices.get(services);
-  if (!prompting?.hub.hasStreams(environmentId) || body === null || body.byteLength > MAX_REPARSED_BODY) return;
+  const prompting = services.prompting;
+  if (!prompting.hub.hasStreams(environmentId) || body === null || body.byteLength > MAX_REPARSED_BODY) return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
@@ -105,7 +81,7 @@ export function promptingAfterTracking(services: Services, environmentId: string
  */
 export function withPrompts(services: Services, environmentId: string, userId: string | undefined, response: StreamResponse): StreamResponse {
   if (userId === undefined) return response;
-  const prompting = promptingOf(services);
+  const prompting = services.prompting;
   if (!prompting.prompter.hasActiveSurveys(environmentId)) return response;
   const start = response.start;
   return {
@@ -129,7 +105,7 @@ const NOT_OFFERED = (): ApiResponse => ({ status: 200, headers: { "content-type"
 
 async function channelFor(context: RouteContext<Services>, userId: string): Promise<string | undefined> {
   const { environmentId } = environmentOf(context.principal);
-  const prompting = promptingOf(context.services);
+  const prompting = context.services.prompting;
   if (!prompting.prompter.hasActiveSurveys(environmentId)) return undefined;
   const existing = prompting.prompts.channelOfUser(environmentId, userId);
   if (existing !== undefined) return existing;
@@ -167,7 +143,7 @@ function openPromptStream(context: RouteContext<Services>): StreamResponse {
   }
   if (channels.includes(",")) throw new ServiceError("INVALID_QUERY", undefined, [{ path: "channels", message: "must name exactly one channel" }]);
   const services = context.services;
-  const prompting = promptingOf(services);
+  const prompting = services.prompting;
   const owner = prompting.prompts.channel(channels);
   if (!owner) return refuseStream(context, NOT_PERMITTED, "Unknown channel.");
   const token = params.get("accessToken");
@@ -194,7 +170,7 @@ const promptingAuth = async (context: RouteContext<Services>): Promise<ApiRespon
   const { environmentId } = environmentOf(context.principal);
   const nonce = randomBase62(32);
   const now = Date.now();
-  const prompts = promptingOf(context.services).prompts;
+  const prompts = context.services.prompting.prompts;
   await context.services.store.write(() => prompts.putCredential("token-request", environmentId, channel, nonce, now + TOKEN_REQUEST_TTL_MS));
   return ok({ keyName: environmentId, clientId: userId, channel, nonce, timestamp: now, ttl: TOKEN_TTL_MS });
 };
@@ -203,7 +179,7 @@ const requestToken = async (context: RouteContext<Services>): Promise<ApiRespons
   const body = parseOrThrow(v.safeParse, TokenRequestBody, parseJsonBody(context.request.body, context.request.headers["content-type"]));
   const environmentId = context.params.keyName!;
   if (body.keyName !== environmentId) refusedToken("The token request is for another key.");
-  const prompts = promptingOf(context.services).prompts;
+  const prompts = context.services.prompting.prompts;
   const owner = prompts.channel(body.channel);
   // A request of another environment (or user) is refused like an unknown one: nothing to learn from the answer.
   if (!owner || owner.environmentId !== environmentId || owner.userId !== body.clientId) refusedToken("The token request is not valid.");
