@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import ts from "typescript";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LMDB_DATA_FILE } from "../../src/storage/data-dir-kind.js";
-import { describeKvStoreContract } from "../../src/storage/kv.contract.js";
+import { describeKvStoreContract } from "../../test/support/kv-contract.js";
 import type { DurabilityMode } from "../../src/storage/kv.js";
 import { LOCK_FILE } from "./dir-lock.js";
 import { LogStore, type LogStoreTuning } from "./log-store.js";

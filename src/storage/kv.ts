@@ -1,6 +1,6 @@
 /**
  * The storage seam. Everything above it speaks this interface; `lmdb-store.ts` implements it over LMDB and
- * `native-free/storage/` implements it in pure JavaScript. Both must pass `kv.contract.ts`.
+ * `native-free/storage/` implements it in pure JavaScript. Both must pass `test/support/kv-contract.ts`.
  *
  * Keys are strings compared by their UTF-8 bytes (LMDB's order). Composite keys are built with `key()` so that a
  * prefix scan (`prefixRange`) finds exactly the keys that start with the given parts. Values are any

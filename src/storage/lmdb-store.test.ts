@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOG_STORE_MARKER_FILE } from "./data-dir-kind.js";
-import { describeKvStoreContract } from "./kv.contract.js";
+import { describeKvStoreContract } from "../../test/support/kv-contract.js";
 import { LmdbStore } from "./lmdb-store.js";
 
 describeKvStoreContract("lmdb, commit", (dir) => new LmdbStore({ path: dir, durability: "commit" }));

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { compareKeys, key, prefixRange, type KvStore, type RangeOptions } from "./kv.js";
+import { compareKeys, key, prefixRange, type KvStore, type RangeOptions } from "../../src/storage/kv.js";
 
 /**
  * The behaviour every KvStore must show, run against the LMDB store and the native-free log store alike
