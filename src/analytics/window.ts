@@ -1,5 +1,5 @@
 import { ServiceError, type ValidationIssue } from "../errors/catalogue.js";
-import { parseIsoDateTime } from "../schemas/tracking.js";
+import { parseIsoDateTime } from "../schemas/tracking-fields.js";
 import { DAY_MS, dayOf } from "./keys.js";
 
 /** The window a query asks about when it names none: the 30 UTC days up to and including today. */

@@ -1,5 +1,5 @@
 import { flattenContext } from "../evaluation/flatten-context.js";
-import type { Attributes } from "../schemas/tracking.js";
+import type { Attributes } from "../schemas/tracking-fields.js";
 
 export type EntityKind = "user" | "company";
 

@@ -1,14 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  FEATURE_EVENT_ACTIONS,
-  MAX_ATTRIBUTES,
-  MAX_BULK_ITEMS,
-  parseIsoDateTime,
-  parseTrackingCall,
-  type TrackingCall,
-  type TrackingItem,
-} from "./tracking.js";
+import { parseTrackingCall, type TrackingCall, type TrackingItem } from "./tracking.js";
+import { FEATURE_EVENT_ACTIONS, MAX_ATTRIBUTES, MAX_BULK_ITEMS, parseIsoDateTime } from "./tracking-fields.js";
 
 function items(call: TrackingCall, body: unknown): TrackingItem[] {
   const result = parseTrackingCall(call, body);

@@ -3,7 +3,7 @@
  * at ingestion, and stored on the record as `countsForCompanyId`, like events: the user's "latest company" moves
  * later, and a rebuild from the logs must attribute exactly as ingestion did.
  */
-import type { FeatureEventAction } from "../schemas/tracking.js";
+import type { FeatureEventAction } from "../schemas/tracking-fields.js";
 
 /** The actions whose true result exposes a company to a feature (ISSUE 9: "an evaluate or check feature event"). */
 export const EXPOSURE_ACTIONS: ReadonlySet<FeatureEventAction> = new Set(["evaluate", "check"]);

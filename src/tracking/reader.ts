@@ -1,4 +1,4 @@
-import type { Attributes } from "../schemas/tracking.js";
+import type { Attributes } from "../schemas/tracking-fields.js";
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "../storage/cursor.js";

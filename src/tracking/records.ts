@@ -1,10 +1,14 @@
-import type {
-  Attributes,
-  ConfigEvalResult,
-  FeatureEventAction,
-  FeedbackSource,
-  PromptEventAction,
-} from "../schemas/tracking.js";
+import type { Attributes } from "../schemas/tracking-fields.js";
+import type { EventItem, FeatureEventItem, FeedbackItem, PromptEventItem } from "../schemas/tracking.js";
+
+/**
+ * An item's fields as stored: every field present, "absent" as null. The records below that keep an item's fields
+ * are derived from the item type with it, so a field added to a body schema reaches its record's type.
+ */
+type Stored<T> = { [K in keyof T]-?: undefined extends T[K] ? Exclude<T[K], undefined> | null : T[K] };
+
+/** What a tracking item carries that is not stored as such. */
+type Unstored = "type" | "path";
 
 /**
  * What the tracking tables hold. Times are epoch milliseconds; "absent" is `null` (never `undefined`) so that every
@@ -41,11 +45,7 @@ export interface MembershipRecord {
   since: number;
 }
 
-export interface EventRecord {
-  event: string;
-  userId: string;
-  /** As sent. */
-  companyId: string | null;
+export type EventRecord = Stored<Pick<EventItem, "event" | "userId" | "companyId">> & {
   /** The company the event counts for when it was ingested: its companyId, else the user's most recent company. */
   countsForCompanyId: string | null;
   attributes: Attributes;
@@ -53,7 +53,7 @@ export interface EventRecord {
   timestamp: number;
   receivedAt: number;
   active: boolean;
-}
+};
 
 /**
  * One `/user` or `/company` item (or one of `/bulk`) as received: what the dashboard's live tail lists (docs/API.md
@@ -72,49 +72,27 @@ export interface EntityUpdateRecord {
   receivedAt: number;
 }
 
-export interface FeatureEventRecord {
-  action: FeatureEventAction;
-  key: string;
-  targetingVersion: number | null;
-  evalContext: Record<string, unknown> | null;
-  evalResult: boolean | ConfigEvalResult | null;
-  evalRuleResults: boolean[] | null;
-  evalMissingFields: string[] | null;
+export type FeatureEventRecord = Stored<Omit<FeatureEventItem, Unstored>> & {
   /**
    * The company the event counts for (analytics exposure), decided at ingestion: evalContext `company.id`, else the
    * most recent company of evalContext `user.id`, else null.
    */
   countsForCompanyId: string | null;
   receivedAt: number;
-}
+};
 
-export interface FeedbackRecord {
+export type FeedbackRecord = Stored<Omit<FeedbackItem, Unstored | "feedbackId" | "featureId" | "key" | "timestamp">> & {
   feedbackId: string;
-  userId: string;
-  companyId: string | null;
   /** The company it counts for (analytics), decided by its latest call: its companyId, else the user's most recent. */
   countsForCompanyId: string | null;
   /** Both resolved from whichever the call named, so either can be listed. */
   featureId: string;
   key: string;
-  score: number | null;
-  comment: string | null;
-  question: string | null;
-  promptedQuestion: string | null;
-  promptId: string | null;
-  source: FeedbackSource | null;
   timestamp: number;
   /** receivedAt of the call that created it. */
   createdAt: number;
   /** receivedAt of the latest call that created or updated it. */
   receivedAt: number;
-}
+};
 
-export interface PromptEventRecord {
-  action: PromptEventAction;
-  featureId: string;
-  promptId: string;
-  userId: string;
-  promptedQuestion: string;
-  receivedAt: number;
-}
+export type PromptEventRecord = Omit<PromptEventItem, Unstored> & { receivedAt: number };

@@ -1,4 +1,4 @@
-import type { Attributes } from "../schemas/tracking.js";
+import type { Attributes } from "../schemas/tracking-fields.js";
 import { key, prefixRange, lastKeyPart, type KvStore } from "../storage/kv.js";
 import type { CompanyRecord, MembershipRecord, UserRecord } from "./records.js";
 

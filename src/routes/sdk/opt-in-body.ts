@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { FeatureKey } from "../../schemas/admin.js";
-import { MAX_ID_LENGTH } from "../../schemas/tracking.js";
+import { MAX_ID_LENGTH } from "../../schemas/tracking-fields.js";
 
 /** A user or company id: a non-empty string or a finite number (the node SDKs pass numbers through), as a string. */
 const EntityId = v.pipe(

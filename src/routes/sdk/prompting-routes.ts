@@ -21,7 +21,7 @@ import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from ".
 import type { HttpMethod } from "../kit/router.js";
 import type { ApiResponse, StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { IdSchema } from "../../schemas/tracking.js";
+import { IdSchema } from "../../schemas/tracking-fields.js";
 import { parseOrThrow } from "../../schemas/issues.js";
 import type { Services } from "../kit/services.js";
 import { digestKey, randomBase62 } from "../../tenancy/identifiers.js";
