@@ -1,5 +1,5 @@
 import { key, prefixRange, type KvStore } from "../storage/kv.js";
-import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, ResetRecord, SessionRecord, TokenRecord } from "./records.js";
+import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, ResetRecord, SessionRecord, TokenRecord } from "./account-records.js";
 
 type CredentialKind = "session" | "token" | "reset";
 const ADMIN_TOKEN_KEY = "admin-token";

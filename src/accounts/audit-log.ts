@@ -1,6 +1,6 @@
 import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
 import { decodeCursor, encodeCursor } from "../storage/cursor.js";
-import type { AuditEntry } from "./records.js";
+import type { AuditEntry } from "./account-records.js";
 
 const COUNTER = "audit";
 

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 import { ServiceError } from "../errors/catalogue.js";
-import type { PasswordHash } from "./records.js";
+import type { PasswordHash } from "./account-records.js";
 
 export const PASSWORD_MIN_LENGTH = 12;
 /** Long enough for any passphrase; short enough that hashing a body's worth of text is not a lever. */

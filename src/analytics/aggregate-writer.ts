@@ -1,6 +1,6 @@
 import { BoundedMap } from "../caching/bounded-map.js";
 import type { KvStore, KvTable } from "../storage/kv.js";
-import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/tracking-records.js";
 import { isExposure } from "../tracking/attribution.js";
 import {
   cellKey,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureRepository } from "../features/feature-repository.js";
-import type { FeatureRecord } from "../features/records.js";
+import type { FeatureRecord } from "../features/feature-records.js";
 import type { FeatureEventAction } from "../schemas/tracking-fields.js";
 import type { TrackingItem } from "../schemas/tracking.js";
 import { prefixRange, type KvEntry, type KvStore } from "../storage/kv.js";

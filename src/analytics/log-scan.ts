@@ -3,10 +3,10 @@
  * it is the reference the aggregates are tested against (src/analytics/*.test.ts) and the baseline they are
  * measured against (bench/analytics/summary-vs-scan.ts). It shares only the definitions (states, days) with them.
  */
-import { displayName, type FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/feature-records.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";
 import { readLog, type LogTable } from "../tracking/append-log.js";
-import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/records.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/tracking-records.js";
 import { isExposure } from "../tracking/attribution.js";
 import { dayOf } from "./keys.js";
 import type { CompanyStanding, FeatureSummary } from "./queries.js";

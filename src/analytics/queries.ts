@@ -1,4 +1,4 @@
-import { displayName, type FeatureRecord } from "../features/records.js";
+import { displayName, type FeatureRecord } from "../features/feature-records.js";
 import { key, lastKeyPart, prefixRange, type KvStore, type KvTable } from "../storage/kv.js";
 import { cellPrefix, dayKeyPart, isAggregatableName, parseCellKey, type CellKind, type SatisfactionCell, type UsageCell } from "./keys.js";
 import { adoptionState, NO_USAGE, satisfactionOf, type AdoptionState, type Satisfaction, type WindowUsage } from "./states.js";

@@ -1,6 +1,6 @@
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "../tracking/append-log.js";
-import type { EventRecord, FeatureEventRecord, FeedbackRecord, UserRecord } from "../tracking/records.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord, UserRecord } from "../tracking/tracking-records.js";
 import { userKey } from "../tracking/users-companies.js";
 import { AggregateWriter } from "./aggregate-writer.js";
 import { featureEventCompany } from "../tracking/attribution.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AppRecord } from "../tenancy/records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { residencyViolation } from "./residency.js";
 
 const app = (id: string, region?: string): AppRecord => ({ id, name: id, trackingKeyHint: "", defaultEnvironmentId: "", environmentIds: [], createdAt: "", ...(region ? { region } : {}) });

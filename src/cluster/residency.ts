@@ -3,7 +3,7 @@
  * ones too when it serves them, SWITCHYARD_REGION_SERVES_UNPINNED), and a node of no region only unpinned apps. Replication keeps it so (each region has streams of its own); this check covers the
  * one other way data gets into a node, its data dir, e.g. a dir reused after SWITCHYARD_REGION was changed.
  */
-import type { AppRecord } from "../tenancy/records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 
 /** Why this node must not serve the data dir it was given, or undefined when every app belongs here. */
 export function residencyViolation(apps: readonly AppRecord[], region: string | undefined, servesUnpinned = false): string | undefined {

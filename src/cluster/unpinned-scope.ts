@@ -5,7 +5,7 @@
  * region's streams only (the region's accounts are its own).
  */
 import type { ManagementChange } from "../management/changes.js";
-import type { AppRecord } from "../tenancy/records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 
 /** The app an environment belongs to, when this node holds both. */

@@ -1,8 +1,8 @@
 import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
 import { newFeatureId } from "../tenancy/identifiers.js";
-import type { EnvironmentRecord } from "../tenancy/records.js";
+import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./records.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./feature-records.js";
 
 export interface FeatureChanges {
   name?: string | null;

@@ -1,6 +1,6 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../evaluation/index.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
-import { displayName } from "../features/records.js";
+import { displayName } from "../features/feature-records.js";
 import type { KvStore } from "../storage/kv.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 

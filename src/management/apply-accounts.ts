@@ -1,5 +1,5 @@
 /** Appliers for members, password resets, API tokens, sessions, sign-in failures and the admin token. */
-import type { MemberRecord } from "../accounts/records.js";
+import type { MemberRecord } from "../accounts/account-records.js";
 import type { Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 

@@ -1,8 +1,8 @@
 /** Appliers for apps, environments, keys, features, rules and analytics settings. */
 import { getAnalyticsSettings, writeAnalyticsSettings } from "../analytics/settings.js";
 import { rebuildAggregatesNow } from "../analytics/rebuild.js";
-import type { FeatureRecord } from "../features/records.js";
-import type { EnvironmentRecord } from "../tenancy/records.js";
+import type { FeatureRecord } from "../features/feature-records.js";
+import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 import { prepareTargeting, segmentLookup } from "./targeting-writes.js";

@@ -1,7 +1,7 @@
 /** Appliers for release stages (API.md §10): stages per app, and putting a feature in one. */
-import type { FeatureRecord, HistoryLink } from "../features/records.js";
-import type { StageRecord } from "../stages/records.js";
-import type { AppRecord } from "../tenancy/records.js";
+import type { FeatureRecord, HistoryLink } from "../features/feature-records.js";
+import type { StageRecord } from "../stages/stage-records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { StagedFeature } from "./changes.js";
 import { refused } from "./outcome.js";

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AccountRepository } from "../accounts/account-repository.js";
 import { AuditLog } from "../accounts/audit-log.js";
 import { ADMIN_ACTOR, type Actor } from "../accounts/principal.js";
-import type { MemberRecord, PasswordHash } from "../accounts/records.js";
+import type { MemberRecord, PasswordHash } from "../accounts/account-records.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { TABLES, type KvStore } from "../storage/kv.js";
 import { maskKey, newKey, digestKey } from "../tenancy/identifiers.js";

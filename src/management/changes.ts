@@ -5,16 +5,16 @@
  * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
  */
 import type { Actor } from "../accounts/principal.js";
-import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/records.js";
+import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, PasswordHash, ResetRecord, SessionRecord, TokenRecord } from "../accounts/account-records.js";
 import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { OptInScope } from "../optin/opt-in-store.js";
-import type { EnvironmentFeatureState, FeatureRecord } from "../features/records.js";
-import type { SegmentRecord } from "../segments/records.js";
-import type { StageRecord } from "../stages/records.js";
-import type { AppRecord, EnvironmentRecord } from "../tenancy/records.js";
+import type { EnvironmentFeatureState, FeatureRecord } from "../features/feature-records.js";
+import type { SegmentRecord } from "../segments/segment-records.js";
+import type { StageRecord } from "../stages/stage-records.js";
+import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
 import type { FlagsImportBody, FlagsImportResult } from "../operations/apply-import.js";
 

@@ -1,4 +1,4 @@
-import type { AuditEntity } from "../accounts/records.js";
+import type { AuditEntity } from "../accounts/account-records.js";
 import type { ErrorCode, ErrorData } from "../errors/catalogue.js";
 import { ERRORS } from "../errors/catalogue.js";
 import type { ChangeResults, ChangeType } from "./changes.js";

@@ -2,7 +2,7 @@
  * A feature's targeting with its segment references inlined, prepared before anything is written (a refused change
  * must write nothing: the store commits whatever its transaction wrote) and then saved.
  */
-import type { HistoryLink } from "../features/records.js";
+import type { HistoryLink } from "../features/feature-records.js";
 import type { ApplyContext } from "./apply-context.js";
 import { inlineTargeting, segmentRefs } from "../segments/inline.js";
 

@@ -10,7 +10,7 @@ import { SegmentRepository } from "../segments/segment-repository.js";
 import type { Services } from "../services.js";
 import { StageRepository } from "../stages/stage-repository.js";
 import { newFeatureId, randomBase62 } from "../tenancy/identifiers.js";
-import type { AppRecord } from "../tenancy/records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { byName, exportDocument, readAppFlags, type FlagRepositories } from "./app-flags.js";
 import { validateFlagsDocument, type FlagsDocument } from "./flags-document.js";
 import { planImport, type ImportAnswer, type ImportIds } from "./import-plan.js";

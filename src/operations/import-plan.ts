@@ -6,11 +6,11 @@
  */
 import type { ValidationIssue } from "../errors/catalogue.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../features/records.js";
-import type { SegmentRecord } from "../segments/records.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../features/feature-records.js";
+import type { SegmentRecord } from "../segments/segment-records.js";
 import { prepareTargeting } from "../segments/targeting-writes.js";
-import type { StageRecord } from "../stages/records.js";
-import type { AppRecord } from "../tenancy/records.js";
+import type { StageRecord } from "../stages/stage-records.js";
+import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { byId, byName, readAppFlags, type AppFlags, type FlagRepositories } from "./app-flags.js";
 import type { FlagsDocument } from "./flags-document.js";
 

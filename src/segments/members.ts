@@ -2,9 +2,9 @@
 import { compileRuleset, evaluateRuleset } from "../evaluation/index.js";
 import type { FeatureDefinition } from "../evaluation/index.js";
 import { key, lastKeyPart, prefixRange, type KvStore } from "../storage/kv.js";
-import type { CompanyRecord } from "../tracking/records.js";
+import type { CompanyRecord } from "../tracking/tracking-records.js";
 import { inlineSegments } from "./inline.js";
-import type { SegmentRecord } from "./records.js";
+import type { SegmentRecord } from "./segment-records.js";
 
 /** Companies looked at per page at most: a page may hold fewer members than `limit`; `next` then goes on. */
 export const MAX_SCANNED_PER_PAGE = 10_000;

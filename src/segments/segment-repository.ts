@@ -1,5 +1,5 @@
 import { key, prefixRange, type KvStore } from "../storage/kv.js";
-import type { SegmentRecord } from "./records.js";
+import type { SegmentRecord } from "./segment-records.js";
 
 /** Segments per app, by id; writes run inside the management apply transaction. */
 export class SegmentRepository {

@@ -1,6 +1,6 @@
 import { key, prefixRange, type KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { defaultStages, type StageRecord } from "./records.js";
+import { defaultStages, type StageRecord } from "./stage-records.js";
 
 /**
  * Release stages per app. An app whose stages were never written has the default ones (computed, not stored); the

@@ -6,7 +6,7 @@
 import { DAY_MS, userUsageKey, type UserUsageCell } from "../analytics/keys.js";
 import { usageNames } from "../analytics/queries.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
-import type { FeatureRecord } from "../features/records.js";
+import type { FeatureRecord } from "../features/feature-records.js";
 import type { KvStore } from "../storage/kv.js";
 import { randomBase62 } from "../tenancy/identifiers.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { digestKey } from "./identifiers.js";
-import type { KeyRecord } from "./records.js";
+import type { KeyRecord } from "./tenancy-records.js";
 import type { TenancyRepository } from "./tenancy-repository.js";
 
 /**

@@ -1,6 +1,6 @@
 import { key, type KvStore } from "../storage/kv.js";
 import { digestKey, maskKey, newAppId, newEnvironmentId, newKey } from "./identifiers.js";
-import type { AppRecord, EnvironmentRecord, KeyRecord } from "./records.js";
+import type { AppRecord, EnvironmentRecord, KeyRecord } from "./tenancy-records.js";
 
 export const DEFAULT_ENVIRONMENTS = ["production", "development"] as const;
 

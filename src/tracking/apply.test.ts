@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ServiceError } from "../errors/catalogue.js";
 import { FeatureRepository } from "../features/feature-repository.js";
-import type { FeatureRecord } from "../features/records.js";
+import type { FeatureRecord } from "../features/feature-records.js";
 import { parseTrackingCall, type TrackingCall } from "../schemas/tracking.js";
 import { prefixRange, TABLES, type KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking, applyTrackingTogether, canShareTransaction, evaluationRow, recordEvaluations, type TrackingRequest, type TrackingResult } from "./apply.js";
 import { TrackingReader } from "./reader.js";
-import type { EventRecord } from "./records.js";
+import type { EventRecord } from "./tracking-records.js";
 import { registerTrackingProjections } from "../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.

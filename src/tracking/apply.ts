@@ -5,7 +5,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import { packValue } from "../storage/value-encoding.js";
 import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
-import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./records.js";
+import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./tracking-records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
 import { openProjections, type ProjectionWriter } from "./projections.js";
 

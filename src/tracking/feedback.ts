@@ -1,12 +1,12 @@
 import { ServiceError, type ValidationIssue } from "../errors/catalogue.js";
 import { FeatureRepository } from "../features/feature-repository.js";
-import type { FeatureRecord } from "../features/records.js";
+import type { FeatureRecord } from "../features/feature-records.js";
 import type { FeedbackItem, TrackingItem } from "../schemas/tracking.js";
 import { key, type KvStore } from "../storage/kv.js";
 import { newFeedbackId } from "../tenancy/identifiers.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { logKey, type SequenceAllocator } from "./append-log.js";
-import type { FeedbackRecord } from "./records.js";
+import type { FeedbackRecord } from "./tracking-records.js";
 
 /** The feature a feedback names, resolved from its `featureId` or `key`. */
 export interface FeatureRef {

@@ -1,5 +1,5 @@
 import type { KvStore } from "../storage/kv.js";
-import type { EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord } from "./records.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord } from "./tracking-records.js";
 
 /** What a projection is told of one feature event (a grouped evaluation carries no single record). */
 export type ProjectedFeatureEvent = Pick<FeatureEventRecord, "action" | "key" | "evalResult" | "countsForCompanyId" | "receivedAt">;

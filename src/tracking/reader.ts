@@ -2,7 +2,7 @@ import type { Attributes } from "../schemas/tracking-fields.js";
 import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "../storage/cursor.js";
-import type { CompanyRecord, EntityUpdateRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./records.js";
+import type { CompanyRecord, EntityUpdateRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./tracking-records.js";
 import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
 
 /** `GET /admin/environments/:envId/users/:userId` → `user`. Times are ISO strings; lastSeen null if never active. */

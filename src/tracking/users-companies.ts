@@ -1,6 +1,6 @@
 import type { Attributes } from "../schemas/tracking-fields.js";
 import { key, prefixRange, lastKeyPart, type KvStore } from "../storage/kv.js";
-import type { CompanyRecord, MembershipRecord, UserRecord } from "./records.js";
+import type { CompanyRecord, MembershipRecord, UserRecord } from "./tracking-records.js";
 
 /** What one call says about a user or company. */
 export interface Sighting {

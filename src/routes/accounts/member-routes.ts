@@ -8,7 +8,7 @@ import { envelopeFor, submitChange } from "../kit/submit.js";
 import { CompleteResetBody, CreateMemberBody, UpdateMemberBody } from "../../accounts/account-schemas.js";
 import type { Services } from "../kit/services.js";
 import { behindTls } from "../kit/csrf.js";
-import { presentMember, type MemberRecord } from "../../accounts/records.js";
+import { presentMember, type MemberRecord } from "../../accounts/account-records.js";
 import { digestSecret, newMemberId, newResetId, newResetSecret } from "../../accounts/secrets.js";
 
 type Context = RouteContext<Services>;

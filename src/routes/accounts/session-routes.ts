@@ -12,7 +12,7 @@ import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from 
 import { behindTls, checkOrigin } from "../kit/csrf.js";
 import { NO_STORE } from "./member-routes.js";
 import { actorOf, ANONYMOUS_ACTOR } from "../../accounts/principal.js";
-import { presentMember } from "../../accounts/records.js";
+import { presentMember } from "../../accounts/account-records.js";
 import { csrfTokenFor, digestSecret, newSessionId, newSessionSecret } from "../../accounts/secrets.js";
 
 type Context = RouteContext<Services>;

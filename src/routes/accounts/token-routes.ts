@@ -8,7 +8,7 @@ import { CreateTokenBody } from "../../accounts/account-schemas.js";
 import type { Services } from "../kit/services.js";
 import { NO_STORE } from "./member-routes.js";
 import { memberIdOf, type ManagementPrincipal } from "../../accounts/principal.js";
-import { presentToken } from "../../accounts/records.js";
+import { presentToken } from "../../accounts/account-records.js";
 import { permits } from "../../accounts/permissions.js";
 import { digestSecret, newApiTokenSecret, newTokenId } from "../../accounts/secrets.js";
 

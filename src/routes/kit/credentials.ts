@@ -10,7 +10,7 @@ import type { AccountRepository } from "../../accounts/account-repository.js";
 import { SESSION_COOKIE, readCookie } from "./cookies.js";
 import { checkCsrfToken, checkOrigin } from "./csrf.js";
 import { actorOf, type ManagementPrincipal, type SessionPrincipal, type TokenPrincipal } from "../../accounts/principal.js";
-import type { SessionRecord } from "../../accounts/records.js";
+import type { SessionRecord } from "../../accounts/account-records.js";
 import { isSafeMethod } from "../../accounts/roles.js";
 import { API_TOKEN_PREFIX, csrfTokenFor, digestSecret } from "../../accounts/secrets.js";
 

@@ -2,7 +2,7 @@
 import type { RouteContext } from "./route.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import type { Services } from "./services.js";
-import type { AppRecord, EnvironmentRecord } from "../../tenancy/records.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 
 export function environmentOrNotFound(context: RouteContext<Services>): EnvironmentRecord {
   // Worker threads commit tracking data; renew this thread's read snapshot so an admin read sees it at once.

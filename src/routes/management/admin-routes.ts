@@ -12,7 +12,7 @@ import { parseListQuery } from "../../tracking/index.js";
 import { validateConfig, validateTargeting } from "../../schemas/rules.js";
 import type { Services } from "../kit/services.js";
 import { digestKey, maskKey, newFeatureId, newKey } from "../../tenancy/identifiers.js";
-import type { EnvironmentRecord } from "../../tenancy/records.js";
+import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { planApp, planEnvironment } from "../../tenancy/tenancy-repository.js";
 import { segmentRefs } from "../../segments/inline.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";

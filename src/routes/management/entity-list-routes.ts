@@ -4,7 +4,7 @@ import type { HttpMethod } from "../kit/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import type { Services } from "../kit/services.js";
 import { key, lastKeyPart, prefixRange } from "../../storage/kv.js";
-import type { CompanyRecord, UserRecord } from "../../tracking/records.js";
+import type { CompanyRecord, UserRecord } from "../../tracking/tracking-records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
 import { environmentOrNotFound } from "../kit/route-lookups.js";
 

@@ -3,7 +3,7 @@ import { environmentOrNotFound } from "../kit/route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
 import type { ApiResponse } from "../../http/types.js";
-import type { HistoryEntry } from "../../features/records.js";
+import type { HistoryEntry } from "../../features/feature-records.js";
 import { staleFlags } from "../mcp/stale-flags.js";
 import type { Services } from "../kit/services.js";
 import type { EvaluateJob } from "../../jobs/protocol.js";

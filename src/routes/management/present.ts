@@ -1,5 +1,5 @@
-import { displayName, type FeatureRecord } from "../../features/records.js";
-import type { AppRecord, EnvironmentRecord } from "../../tenancy/records.js";
+import { displayName, type FeatureRecord } from "../../features/feature-records.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 
 /** An app as listed after creation: keys masked, never in clear. */
 export function presentApp(app: AppRecord, environments: EnvironmentRecord[]) {

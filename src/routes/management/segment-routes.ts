@@ -13,7 +13,7 @@ import { randomBase62 } from "../../tenancy/identifiers.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
 import { findCycle, segmentRefs } from "../../segments/inline.js";
 import { segmentMembers } from "../../segments/members.js";
-import type { SegmentRecord } from "../../segments/records.js";
+import type { SegmentRecord } from "../../segments/segment-records.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";
 
 type Context = RouteContext<Services>;

@@ -11,8 +11,8 @@ import { CreateStageBody, SetFeatureStageBody, UpdateStageBody } from "../../sch
 import { validateTargeting } from "../../schemas/rules.js";
 import type { Services } from "../kit/services.js";
 import { randomBase62 } from "../../tenancy/identifiers.js";
-import type { AppRecord } from "../../tenancy/records.js";
-import type { StageRecord } from "../../stages/records.js";
+import type { AppRecord } from "../../tenancy/tenancy-records.js";
+import type { StageRecord } from "../../stages/stage-records.js";
 import { StageRepository } from "../../stages/stage-repository.js";
 import { segmentRefs } from "../../segments/inline.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";

@@ -5,7 +5,7 @@
  */
 import type { KvStore } from "../../storage/kv.js";
 import { lastSequence, logEntries, logEntriesNewestFirst } from "../../tracking/append-log.js";
-import type { FeatureEventRecord } from "../../tracking/records.js";
+import type { FeatureEventRecord } from "../../tracking/tracking-records.js";
 
 export interface RecencyLimits {
   /**

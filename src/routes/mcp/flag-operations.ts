@@ -9,12 +9,12 @@ import { getAnalyticsSettings } from "../../analytics/settings.js";
 import { resolveWindow } from "../../analytics/window.js";
 import type { RouteContext } from "../kit/route.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { FeatureRecord } from "../../features/records.js";
+import type { FeatureRecord } from "../../features/feature-records.js";
 import { submitChange } from "../kit/submit.js";
 import { validateTargeting } from "../../schemas/rules.js";
 import type { Services } from "../kit/services.js";
 import { newFeatureId } from "../../tenancy/identifiers.js";
-import type { AppRecord, EnvironmentRecord } from "../../tenancy/records.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { staleFlags } from "./stale-flags.js";
 import type { SetFlagTargeting } from "./tool-inputs.js";
 

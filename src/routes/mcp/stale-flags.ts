@@ -12,9 +12,9 @@
  * STALE_DAYS days once, then what was appended since).
  */
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import type { FeatureRecord } from "../../features/records.js";
+import type { FeatureRecord } from "../../features/feature-records.js";
 import type { KvStore } from "../../storage/kv.js";
-import type { EnvironmentRecord } from "../../tenancy/records.js";
+import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { EvaluationRecency } from "./evaluation-recency.js";
 import { MAX_ROLLOUT_THRESHOLD } from "../../schemas/rules.js";
 

@@ -1,8 +1,8 @@
 /** Switchyard records in the shapes the Reflag CLI reads (its published type declarations; API.md §10). */
-import type { MemberRecord } from "../../accounts/records.js";
+import type { MemberRecord } from "../../accounts/account-records.js";
 import type { ManagementPrincipal } from "../../accounts/principal.js";
-import { displayName, type ConfigState, type FeatureRecord } from "../../features/records.js";
-import type { AppRecord, EnvironmentRecord } from "../../tenancy/records.js";
+import { displayName, type ConfigState, type FeatureRecord } from "../../features/feature-records.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 
 /** The one organisation a Switchyard install is to the CLI. */
 export const ORG = { id: "org_switchyard", name: "Switchyard" } as const;

@@ -11,13 +11,13 @@ import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from 
 import type { HttpMethod } from "../kit/router.js";
 import { schemaBody } from "../kit/schema-body.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { displayName, type FeatureRecord } from "../../features/records.js";
+import { displayName, type FeatureRecord } from "../../features/feature-records.js";
 import { envelopeFor, submitChange } from "../kit/submit.js";
 import { CreateFlagBody, FlagsQuery } from "../../schemas/reflag.js";
 import { parseOrThrow } from "../../schemas/issues.js";
 import type { Services } from "../kit/services.js";
 import { newFeatureId } from "../../tenancy/identifiers.js";
-import type { AppRecord, EnvironmentRecord } from "../../tenancy/records.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { ORG, presentReflagApp, presentReflagFlag, presentReflagUser, presentRemoteConfigs, type ReflagStage } from "./present.js";
 import { stageOf } from "./stages.js";
 

@@ -6,7 +6,7 @@ import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../../features/wait-for-version.js";
 import type { Services } from "../kit/services.js";
-import { displayName } from "../../features/records.js";
+import { displayName } from "../../features/feature-records.js";
 
 interface PreparedRules {
   flagStateVersion: number;

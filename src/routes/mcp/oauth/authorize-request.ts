@@ -3,7 +3,7 @@
  * the order the RFC asks: until the client and its redirect URI are known good, errors are shown on a page (never
  * redirected to an unchecked URI); after that, they go back to the editor as `error=` on the redirect.
  */
-import type { OAuthClientRecord } from "../../../accounts/records.js";
+import type { OAuthClientRecord } from "../../../accounts/account-records.js";
 import type { AccountRepository } from "../../../accounts/account-repository.js";
 import { MCP_PATH } from "../service-origin.js";
 
