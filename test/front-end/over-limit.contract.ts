@@ -18,7 +18,7 @@ function expectRefused(reply: Reply): void {
 }
 
 /**
- * A body over its route's limit (src/api/over-limit-body.ts): every client that sends it whole reads its 413, however
+ * A body over its route's limit (src/http/over-limit-body.ts): every client that sends it whole reads its 413, however
  * it writes it, because the front end drains the rest before answering and closing. Run by both front ends' tests.
  */
 export function describeOverLimitContract(name: string, create: (core: ApiCore, limits: FrontEndLimits) => FrontEnd): void {

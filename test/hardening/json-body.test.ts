@@ -1,5 +1,5 @@
 /**
- * The body parser every JSON route shares (src/api/json-body.ts): nesting is measured on the raw text and refused
+ * The body parser every JSON route shares (src/schemas/json-body.ts): nesting is measured on the raw text and refused
  * before JSON.parse (and so before valibot, msgpackr, structuredClone or JSON.stringify, which recurse), and a
  * `__proto__` key anywhere is refused, because msgpack would store it as `__proto_` (what was acknowledged would
  * read back differently).

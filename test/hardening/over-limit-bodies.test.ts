@@ -1,7 +1,7 @@
 /**
  * Issue 34: a body over its route's limit is answered 413 to every client, on every route that reads a body, on the
  * twin NATIVE_MODE selects: the front end drains what the client still sends before it answers and closes
- * (src/api/over-limit-body.ts), so Node's `http` client, which writes its whole body before it reads, gets its 413
+ * (src/http/over-limit-body.ts), so Node's `http` client, which writes its whole body before it reads, gets its 413
  * instead of EPIPE. The routes come from the service's own registry, so a new route is covered without editing this.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
