@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { connect } from "node:net";
 
 export interface Reply {
@@ -17,18 +17,21 @@ export function send(
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers, agent: options.agent ?? false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        const localPort = res.socket.localPort!;
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), localPort }));
-        res.on("error", reject);
-      },
+      (res) => readReply(res, resolve, reject),
     );
     req.on("error", reject);
     if (options.body !== undefined) req.setHeader("content-length", Buffer.byteLength(options.body));
     req.end(options.body);
   });
+}
+
+/** Reads a whole response into a Reply. */
+function readReply(res: IncomingMessage, resolve: (reply: Reply) => void, reject: (error: Error) => void): void {
+  const chunks: Buffer[] = [];
+  const localPort = res.socket.localPort!;
+  res.on("data", (chunk: Buffer) => chunks.push(chunk));
+  res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), localPort }));
+  res.on("error", reject);
 }
 
 export function jsonOf(reply: Reply): any {
@@ -149,13 +152,9 @@ export function sendInPieces(
   return new Promise((resolve, reject) => {
     const headers: OutgoingHttpHeaders = { "content-type": "application/json", ...options.headers };
     if (options.declareLength !== false) headers["content-length"] = options.totalBytes;
-    const req = httpRequest({ host: "127.0.0.1", port, method: options.method ?? "POST", path: options.path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      const localPort = res.socket.localPort!;
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), localPort }));
-      res.on("error", reject);
-    });
+    const req = httpRequest({ host: "127.0.0.1", port, method: options.method ?? "POST", path: options.path, headers, agent: false }, (res) =>
+      readReply(res, resolve, reject),
+    );
     req.on("error", reject);
     const piece = Buffer.alloc(options.pieceBytes, "x");
     let written = 0;
