@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
+import { commandCredential, readCliEnvironment } from "../config/cli-environment.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
@@ -83,19 +82,13 @@ answer as JSON instead of a table):
 ${SURVEY_USAGE}
 ${OPERATIONS_USAGE}`;
 
-function credential(explicit: string | undefined): string {
-  if (explicit) return explicit;
-  if (process.env.SWITCHYARD_TOKEN) return process.env.SWITCHYARD_TOKEN;
-  if (process.env.SWITCHYARD_ADMIN_TOKEN) return process.env.SWITCHYARD_ADMIN_TOKEN;
-  const file = join(process.env.SWITCHYARD_DATA_DIR ?? "./data", ADMIN_TOKEN_FILE);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  throw new Error("No credential: pass --token, set SWITCHYARD_TOKEN or SWITCHYARD_ADMIN_TOKEN, or run where the data dir is.");
-}
+/** Read once: the commands' environment (config/cli-environment.ts). */
+const CLI_ENVIRONMENT = readCliEnvironment();
 
 async function serve(nativeFree: boolean): Promise<void> {
   // A closed stdout (a pipe to `head`, a log collector that went away) must not take the service down.
   process.stdout.on("error", () => {});
-  const config = loadConfig(nativeFree ? { ...process.env, SWITCHYARD_NATIVE: "0" } : process.env);
+  const config = loadConfig(nativeFree ? { ...CLI_ENVIRONMENT.service, SWITCHYARD_NATIVE: "0" } : CLI_ENVIRONMENT.service);
   const service = await startService(config);
   let signalled = false;
   const shutdown = (signal: string) => {
@@ -209,20 +202,19 @@ interface ClusterNodeRow {
 }
 
 async function manage(positionals: string[], values: Values): Promise<unknown> {
-  const port = process.env.SWITCHYARD_PORT ?? "3000";
-  const url = String(values.url ?? `http://127.0.0.1:${port}`);
+  const url = String(values.url ?? CLI_ENVIRONMENT.serviceUrl);
   const [area, action, first, second, third] = positionals;
   // These two need no credential: one sets a password with a reset token, the other works on the data dir itself.
   if (area === "password-reset") {
     if (!action) throw new Error(`Missing TOKEN.\n\n${USAGE}`);
     return new AdminClient(url, undefined).call("POST", "/admin/password-reset", { token: action, password: await readPassword("New password") });
   }
-  if (area === "admin-token" && action === "reset") return { token: await resetAdminTokenOffline(loadConfig(process.env)) };
+  if (area === "admin-token" && action === "reset") return { token: await resetAdminTokenOffline(loadConfig(CLI_ENVIRONMENT.service)) };
   if (area === "tokens" && action === "create" && typeof values.email === "string") {
     if (!first) throw new Error(`Missing NAME.\n\n${USAGE}`);
     return createTokenAsMember(url, values.email, first, values["read-only"] === true);
   }
-  const client = new AdminClient(url, credential(values.token as string | undefined));
+  const client = new AdminClient(url, commandCredential(values.token as string | undefined, CLI_ENVIRONMENT));
   if (area === "members") return members(client, action, first, values);
   if (area === "tokens") return tokens(client, action, first, values);
   if (area === "audit") return audit(client, values);
