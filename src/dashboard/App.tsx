@@ -146,11 +146,13 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
     void loadApps();
   }, []);
   // After moving to another page (not on first load), focus its heading so screen readers announce it.
-  const firstPath = useRef(route.path);
+  // A replaced URL (`/dashboard/` alone becoming its default app's) is the same page, not a move.
+  const previousPath = useRef<string | undefined>(undefined);
   useEffect(() => {
     setMenuOpen(false);
-    if (route.path === firstPath.current) return;
-    firstPath.current = "";
+    const previous = previousPath.current;
+    previousPath.current = route.path;
+    if (previous === undefined || previous === route.path || parseRoute(previous).kind === "default") return;
     requestAnimationFrame(() => document.getElementById("page-title")?.focus());
   }, [route.path]);
 
