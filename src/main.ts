@@ -6,6 +6,7 @@ import { HEALTH_ROUTES } from "./api/health-routes.js";
 import type { RouteSpec } from "./api/route.js";
 import { Router, type HttpMethod } from "./api/router.js";
 import { createDashboardRoutes } from "./web/dashboard-routes.js";
+import { CLI_BROWSER_ROUTES } from "./web/cli-browser-routes.js";
 import type { FrontEnd } from "./api/types.js";
 import { addAdminRoutes } from "./admin/admin-routes.js";
 import { AccountRepository } from "./accounts/account-repository.js";
@@ -76,6 +77,7 @@ export function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefi
   addAdminRoutes({ add });
   for (const [method, pattern, spec] of MCP_ROUTES) add(method, pattern, spec);
   for (const [method, pattern, spec] of createDashboardRoutes({ sdkPort: () => (splitAdmin ? sdkPort() : undefined) })) add(method, pattern, spec as RouteSpec<Services>);
+  for (const [method, pattern, spec] of CLI_BROWSER_ROUTES) add(method, pattern, spec);
   const frontFacing = [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...createLiveRoutes(), ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
   for (const [method, pattern, spec] of frontFacing) add(method, pattern, spec);
   return { sdk, admin };
@@ -83,10 +85,10 @@ export function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefi
 
 /**
  * Paths of the admin surface (API.md §9): the management APIs (MCP included, with its OAuth metadata under
- * `/.well-known`), metrics, the dashboard and the `/` that leads to it.
+ * `/.well-known`), metrics, the dashboard and the `/` that leads to it, and the CLI's browser ends (§10).
  */
 export function isAdminSurface(pattern: string): boolean {
-  return pattern === "/" || /^\/(admin|api|metrics|dashboard|\.well-known)(\/|$)/.test(pattern);
+  return pattern === "/" || /^\/(admin|api|metrics|dashboard|cli-login|envs|\.well-known)(\/|$)/.test(pattern);
 }
 
 /**
