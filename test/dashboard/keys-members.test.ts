@@ -125,6 +125,13 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect((await track("opened-huddle")).status).toBe(200);
     await page.getByRole("cell", { name: "opened-huddle" }).waitFor();
     expect(await page.getByRole("row").filter({ hasText: "opened-huddle" }).textContent()).toContain("c-live");
+    // An event queued by an SDK and sent late sits where it arrived, marked with the date it carries.
+    const late = await request(harness.url, "POST", "/event", { headers: { authorization: `Bearer ${newPublishable}` }, body: { event: "sent-late", userId: "u-live", timestamp: "2026-11-03T10:00:00.000Z" } });
+    expect(late.status).toBe(200);
+    await page.getByRole("cell", { name: "sent-late" }).waitFor();
+    const rows = await page.getByRole("region", { name: /^Events/ }).locator("tbody tr td:nth-child(2)").allTextContents();
+    expect(rows.slice(0, 2)).toEqual(["sent-late", "opened-huddle"]);
+    expect(await page.getByRole("row").filter({ hasText: "sent-late" }).getByRole("cell").first().textContent()).toContain(`dated ${new Date("2026-11-03T10:00:00.000Z").toLocaleString("en-US")}`);
     await expectNoSeriousA11yViolations(page, "live events");
     await screenshot(harness, page, "live-events");
 

@@ -143,6 +143,7 @@ export function UserDetail({ scope, userId }: { scope: Scope; userId: string }) 
           {user.data!.feedback.length === 0 ? <p class="muted">None.</p> : <FeedbackList entries={user.data!.feedback} />}
         </Card>
       )}
+      {u && <UserFeatures environmentId={scope.environmentId} userId={u.id} companyId={u.companyIds[0]} />}
     </Page>
   );
 }
@@ -177,5 +178,40 @@ function AttributeTable({ attributes }: { attributes: Record<string, unknown> })
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The features as an SDK sees them for this user (with their first company, stored attributes filled in as for an
+ * SDK): the service's own evaluator, the same answer as `/features/evaluated`.
+ */
+function UserFeatures({ environmentId, userId, companyId }: { environmentId: string; userId: string; companyId: string | undefined }) {
+  const evaluated = useLoad(() => {
+    const query = new URLSearchParams({ "context.user.id": userId });
+    if (companyId) query.set("context.company.id", companyId);
+    return get<{ features: Record<string, { isEnabled: boolean; targetingVersion: number }> }>(`/admin/environments/${enc(environmentId)}/evaluate?${query}`).then((answer) =>
+      Object.entries(answer.features).sort(([a], [b]) => a.localeCompare(b)),
+    );
+  }, [environmentId, userId, companyId]);
+  return (
+    <Card id="user-features-title" title="Features for this user">
+      <p class="muted">As an SDK sees them now{companyId ? <> with company <EntityLink kind="companies" id={companyId} /></> : ""}, stored attributes included.</p>
+      <ErrorMessage error={evaluated.error} />
+      <DataTable
+        columns={["Feature", "State"]}
+        rows={evaluated.data}
+        row={([key, feature]) => (
+          <>
+            <td>
+              <EntityLink kind="features" id={key} />
+            </td>
+            <td>
+              <span class={`state state-${feature.isEnabled ? "everyone" : "off"}`}>{feature.isEnabled ? "on" : "off"}</span>
+            </td>
+          </>
+        )}
+        empty={<p class="empty-inline">This app has no features yet.</p>}
+      />
+    </Card>
   );
 }
