@@ -226,6 +226,7 @@ describe("flags as files: export, dry run, import", () => {
     expect(JSON.parse(exported.stdout)).toEqual({ success: true, file });
     expect(JSON.parse(readFileSync(file, "utf8")).format).toBe("switchyard.flags/v1");
     const toStdout = await switchyardCli(server, ["export", source.app.id]);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
     expect(JSON.parse(toStdout.stdout).features.length).toBe(JSON.parse(readFileSync(file, "utf8")).features.length);
 
     const dry = await switchyardCli(server, ["import", target.app.id, file, "--dry-run"]);

@@ -5,8 +5,8 @@
  *
  *   npm run build && node dist/tools/operations/measure-backup.js [N=1000000]
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnListening } from "../support/spawn-listening.js";
@@ -15,6 +15,26 @@ const CLI = resolve(import.meta.dirname, "../../src/cli/main.js");
 const ADMIN_TOKEN = "adm_measure_backup_0123456789abcdefghijklmnop";
 const count = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 5_000;
+
+/**
+ * The process's anonymous resident memory now, in bytes (Linux): heap and buffers. LMDB's pages mapped from the data
+ * file count as RssFile, reclaimable page cache, and are left out.
+ */
+function rss(pid: number): number {
+  const match = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Runs the CLI without blocking this process (so the service's memory can be sampled meanwhile). */
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("close", (code) => resolveRun({ code, output }));
+  });
+}
 
 function duSize(path: string): number {
   const out = spawnSync("du", ["-sb", path], { encoding: "utf8" }).stdout;
@@ -43,10 +63,14 @@ async function main(): Promise<void> {
     }
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const file = join(work, "store.backup");
+    const rssBefore = rss(service.pid);
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rss(service.pid))), 50);
     const backupStarted = performance.now();
-    const backup = spawnSync(process.execPath, [CLI, "backup", "--out", file, "--url", service.url], { env: { ...process.env, SWITCHYARD_TOKEN: ADMIN_TOKEN }, encoding: "utf8" });
+    const backup = await runCli(["backup", "--out", file, "--url", service.url], { SWITCHYARD_TOKEN: ADMIN_TOKEN });
     const backupSeconds = (performance.now() - backupStarted) / 1000;
-    if (backup.status !== 0) throw new Error(`backup failed: ${backup.stdout} ${backup.stderr}`);
+    clearInterval(sampler);
+    if (backup.code !== 0) throw new Error(`backup failed: ${backup.output}`);
     const restoreDir = join(work, "restored");
     const restoreStarted = performance.now();
     const restore = spawnSync(process.execPath, [CLI, "restore", file, "--data-dir", restoreDir], { encoding: "utf8" });
@@ -62,6 +86,8 @@ async function main(): Promise<void> {
           dataMdbBytes: statSync(join(dataDir, "data.mdb")).size,
           backupBytes: statSync(file).size,
           backupSeconds: Number(backupSeconds.toFixed(2)),
+          serviceAnonRssBeforeBackupBytes: rssBefore,
+          serviceAnonRssPeakDuringBackupBytes: rssPeak,
           restoreSeconds: Number(restoreSeconds.toFixed(2)),
         },
         null,
