@@ -176,4 +176,41 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
     await screenshotWidths(harness, page, "feature-page-stage");
     expectCleanConsole(errors);
   });
+
+  it("approves an editor's OAuth request in one click when signed in, on a page in the dashboard's style", async () => {
+    const callback = "http://127.0.0.1:9/callback";
+    const clientId = (await request(harness.url, "POST", "/api/mcp/oauth/register", { body: { client_name: "Code editor", redirect_uris: [callback] } })).body.client_id as string;
+    const verifier = "v".repeat(64);
+    const { createHash } = await import("node:crypto");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const authorize = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, code_challenge: challenge, code_challenge_method: "S256", state: "s1" });
+    // The editor's loopback listener, standing in for the real one: the browser lands there with the code.
+    let landed: URL | undefined;
+    await page.route(`${callback}**`, (route) => ((landed = new URL(route.request().url())), route.fulfill({ status: 200, contentType: "text/plain", body: "back in the editor" })));
+    await page.goto(`${harness.url}/api/mcp/oauth/authorize?${authorize}`);
+    await page.getByRole("heading", { name: "Approve Code editor" }).waitFor();
+    expect(await page.getByText(`Signed in as ${OWNER.email}.`).count()).toBe(1);
+    // No password asked of someone signed in (the other account's form stays folded away).
+    expect(await page.getByLabel("Password").isVisible()).toBe(false);
+    await expectNoSeriousA11yViolations(page, "OAuth approval page, signed in");
+    await screenshotWidths(harness, page, "oauth-approve");
+    await page.getByRole("button", { name: `Approve as ${OWNER.email}` }).focus();
+    const [arrived] = await Promise.all([page.waitForRequest((sent) => sent.url().startsWith(callback)), page.keyboard.press("Enter")]);
+    landed = new URL(arrived.url());
+    expect(landed.searchParams.get("state")).toBe("s1");
+    const exchanged = await request(harness.url, "POST", "/api/mcp/oauth/token", {
+      rawBody: new URLSearchParams({ grant_type: "authorization_code", code: landed!.searchParams.get("code")!, client_id: clientId, redirect_uri: callback, code_verifier: verifier }).toString(),
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(exchanged.status).toBe(200);
+    // Still CSRF-protected: a form without this session's token is refused.
+    const forged = await fetch(`${harness.url}/api/mcp/oauth/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: harness.url },
+      body: new URLSearchParams({ ...Object.fromEntries(authorize), csrf: "forged", decision: "approve" }).toString(),
+    });
+    expect(forged.status).toBe(403);
+    await page.unroute(`${callback}**`);
+  });
 });
