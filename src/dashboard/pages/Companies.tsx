@@ -66,7 +66,19 @@ export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | 
             <td>{when(row.firstSeen)}</td>
           </>
         )}
-        empty={page.data && <p class="muted">None{prefix ? " match" : " tracked yet"}.</p>}
+        empty={
+          page.data &&
+          (prefix ? (
+            <p class="empty-inline">No {kind} whose id starts with “{prefix}”.</p>
+          ) : (
+            <div class="empty">
+              <p>
+                <strong>No {kind} tracked yet.</strong> They appear when an SDK sends a {kind === "companies" ? "company" : "user"} (its context, or a{" "}
+                <code>{kind === "companies" ? "/company" : "/user"}</code> call) with this environment's key: see <a href={scope.link("keys")}>Keys & SDKs</a>.
+              </p>
+            </div>
+          ))
+        }
       />
       <Pager pages={pages} next={page.data?.next} />
     </Page>

@@ -134,6 +134,7 @@ export function Members({ self }: { self: Member }) {
         <DataTable
           columns={["Name", "Access", "Created", "Last used", ACTIONS]}
           rows={tokens.data?.tokens}
+          empty={<p class="empty-inline">No API tokens yet. Scripts, the Reflag CLI and coding agents sign in with one: create it below.</p>}
           row={(token) => (
             <>
               <td>{token.name}</td>
