@@ -16,6 +16,7 @@ import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { submitChange } from "../management/submit.js";
 import type { Services } from "../services.js";
+import { applyEverythingLogged } from "./cluster-barrier.js";
 import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "./backup-format.js";
 
 const WORK_DIR_PREFIX = ".backup-in-progress-";
@@ -89,6 +90,7 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
   const { store, config } = services;
   if (!store.copyTo) throw new ServiceError("CONFLICT", `The ${store.kind} store cannot be backed up online; stop the service and copy ${config.dataDir}.`);
   const at = new Date();
+  if (services.cluster) await applyEverythingLogged(services.cluster);
   removeStaleWorkDirs(config.dataDir);
   const work = mkdtempSync(join(config.dataDir, WORK_DIR_PREFIX));
   active.add(work);
