@@ -5,10 +5,14 @@
  * member; the audit log filtered by entity shows the rotation and who did it. Keyboard: the skip link reaches the
  * content.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
 import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+
+const BUCKET_BROWSER_SDK = readFileSync(createRequire(import.meta.url).resolve("@bucketco/browser-sdk"), "utf8");
 
 describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", () => {
   let harness: Harness;
@@ -64,6 +68,23 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await expect.poll(clipboard).toContain(`publishableKey: "${oldPublishable}"`);
     expect(await clipboard()).toContain(`apiBaseUrl: "${harness.url}"`);
     expect(await clipboard()).not.toContain("…");
+    // Pasted into an app, the Bucket browser snippet works: its SDK reaches this service with the key (its UMD build
+    // stands in for the import; the snippet's own lines run unchanged).
+    await page.getByRole("button", { name: "Copy @bucketco/browser-sdk snippet" }).click();
+    await expect.poll(clipboard).toContain("BucketClient");
+    const snippet = await clipboard();
+    const app = await context.newPage();
+    const answers: number[] = [];
+    app.on("response", (response) => response.url().includes("/features/evaluated") && answers.push(response.status()));
+    await app.goto(`${harness.url}/health`);
+    await app.evaluate(BUCKET_BROWSER_SDK);
+    const enabled = await app.evaluate(async (code) => {
+      const body = code.replace(/^import .*$/m, "const { BucketClient } = globalThis.BucketBrowserSDK;").replace(/\n([^\n]+)$/, "\nreturn $1");
+      return new Function(`return (async () => { ${body} })();`)();
+    }, snippet);
+    expect(enabled).toBe(false);
+    expect(answers).toEqual([200]);
+    await app.close();
     expect(await page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_…[A-Za-z0-9]{4}$/);
     expect(await page.getByRole("button", { name: "Copy secret key" }).count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "keys page");

@@ -188,7 +188,13 @@ function TailCard<T extends { cursor: string }>({ id, title, tail, columns, row 
     <Card id={id} title={`${title} (${tail.items.length})`}>
       {/* Scrolls on its own, so every log stays in view; focusable, so a keyboard can scroll it too. */}
       <div class="tail" tabIndex={0} role="region" aria-labelledby={id}>
-        <DataTable columns={columns} rows={tail.items} rowKey={(item) => item.cursor} row={row} />
+        <DataTable
+          columns={columns}
+          rows={tail.items}
+          rowKey={(item) => item.cursor}
+          row={row}
+          empty={<p class="empty-inline">Nothing yet: entries appear here within a second of an SDK sending them with this environment's key.</p>}
+        />
       </div>
     </Card>
   );
@@ -208,7 +214,7 @@ function ConcernsCells({ entry }: { entry: { userId: string | null; companyId: s
         <EntityLink kind="companies" id={entry.companyId} />
       </td>
       <td>
-        <code class="small">{entry.attributes ? JSON.stringify(entry.attributes) : ""}</code>
+        {entry.attributes && Object.keys(entry.attributes).length > 0 && <code class="small">{JSON.stringify(entry.attributes)}</code>}
       </td>
     </>
   );
