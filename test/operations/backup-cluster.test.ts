@@ -3,7 +3,7 @@
  * another, it holds every one of them — the node applies what the cluster's logs held when the backup was asked for.
  * Real NATS JetStream servers (Debian's nats-server), two Switchyard nodes, the restored store served standalone.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,6 @@ import { allEvents, clusterPrefix, startClusterNode, startNatsCluster, type Nats
 import { createApp, request } from "../support/http.js";
 import { runNode } from "../support/run-node.js";
 import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
-import { existsSync } from "node:fs";
 
 const HAS_NATS = existsSync("/usr/sbin/nats-server") || existsSync("/usr/bin/nats-server");
 
