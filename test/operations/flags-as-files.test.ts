@@ -152,6 +152,20 @@ describe("flags as files: export, dry run, import", () => {
     }
   });
 
+  it("exports and imports again a rule tree as deep as the management API accepts", async () => {
+    const deep = await createApp(server.url, server.adminToken, "Deep");
+    // Groups nest two JSON levels per filter level: 31 levels fill the 64 levels a targeting PUT may nest.
+    let filter: Record<string, unknown> = { type: "constant", value: true };
+    for (let level = 1; level < 31; level++) filter = { type: "group", operator: "and", filters: [filter] };
+    expect((await admin("PUT", `/admin/apps/${deep.app.id}/features/deep`, {})).status).toBe(200);
+    expect((await admin("PUT", `/admin/environments/${deep.production.id}/features/deep/targeting`, { rules: [{ filter }] })).status).toBe(200);
+    const document = (await admin("GET", `/admin/apps/${deep.app.id}/export`)).body.document;
+    const target = await createApp(server.url, server.adminToken, "Deep copy");
+    const imported = await admin("POST", `/admin/apps/${target.app.id}/import`, document);
+    expect(imported.status, JSON.stringify(imported.body.error)).toBe(200);
+    expect((await features(target.production.secretKey)).features[0].targeting.rules).toEqual([{ filter }]);
+  });
+
   it("refuses an invalid document with 400 INVALID_DOCUMENT naming each bad path, and changes nothing", async () => {
     const path = `/admin/apps/${source.app.id}/import`;
     const before = await admin("GET", `/admin/apps/${source.app.id}/export`);
