@@ -85,7 +85,7 @@ export function Members({ self }: { self: Member }) {
               <td>
                 <label>
                   <span class="visually-hidden">Role of {member.email}</span>
-                  <select value={member.role} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
+                  <select value={member.role} disabled={action.busy} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
                     <RoleOptions roles={["owner", "editor", "viewer"]} />
                   </select>
                 </label>
