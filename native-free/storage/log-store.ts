@@ -355,6 +355,17 @@ export class LogStore implements KvStore {
     this.snapshotting = this.snapshotAndPrune(next, tables);
   }
 
+  /**
+   * Copies everything committed so far into the empty `directory` as a store of its own (API.md §13.1's online
+   * backup): a snapshot of the tables as captured now, between two groups, and an empty log after it.
+   */
+  async copyTo(directory: string): Promise<void> {
+    const tables = this.captureTables();
+    ensureMarker(directory);
+    await writeSnapshot(directory, 1, tables);
+    closeSync(createLogFile(directory, 1));
+  }
+
   private captureTables(): SnapshotTable[] {
     const tables: SnapshotTable[] = [];
     for (const [name, state] of this.committed) {

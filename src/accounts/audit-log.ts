@@ -10,6 +10,10 @@ export interface AuditFilter {
   entity?: string;
   /** `admin`, `anonymous`, a member id (their sessions and tokens alike) or a token id. */
   actor?: string;
+  /** The entity's key (a feature's key: its feature, targeting and config entries). */
+  key?: string;
+  /** Entries at or before this instant (ISO 8601) only. */
+  until?: string;
 }
 
 /**
@@ -49,21 +53,30 @@ export class AuditLog {
     return this.entries.get(key("seq", sequenceKeyPart(decodeCursor(cursor))));
   }
 
-  /** Entries after `after` in append order, at most `limit`; `next` as for the other logs (API.md §6). */
-  page(filter: AuditFilter, after: string | undefined, limit: number): { entries: AuditEntry[]; next: string } {
+  /**
+   * Entries after `after` in append order, at most `limit`; `next` as for the other logs (API.md §6). Newest first
+   * (`newestFirst`), `after` continues with the entries older than it.
+   */
+  page(filter: AuditFilter, after: string | undefined, limit: number, newestFirst = false): { entries: AuditEntry[]; next: string } {
     const from = decodeCursor(after);
-    const start = sequenceKeyPart(from + 1);
+    const bound = sequenceKeyPart(newestFirst ? from : from + 1);
     const entries: AuditEntry[] = [];
+    const keep = (entry: AuditEntry) => (filter.key === undefined || entry.entity.key === filter.key) && (filter.until === undefined || entry.at <= filter.until);
+    // Newest first from the start: no upper bound; after a cursor: below it.
+    const span = (prefix: { start: string; end: string }, ...parts: string[]) =>
+      newestFirst ? { start: prefix.start, end: after === undefined ? prefix.end : key(...parts, bound), reverse: true } : { start: key(...parts, bound), end: prefix.end };
     if (filter.actor === undefined && filter.entity === undefined) {
-      const range = prefixRange("seq");
-      for (const entry of this.entries.range({ start: key("seq", start), end: range.end, limit })) entries.push(entry.value);
+      for (const entry of this.entries.range(span(prefixRange("seq"), "seq"))) {
+        if (!keep(entry.value)) continue;
+        entries.push(entry.value);
+        if (entries.length >= limit) break;
+      }
     } else {
       // Walk the narrower index the filter names; check the other filter on each entry.
       const [indexName, indexValue] = filter.actor !== undefined ? ["actor", filter.actor] : ["entity", filter.entity!];
-      const range = prefixRange(indexName, indexValue);
-      for (const hit of this.index.range({ start: key(indexName, indexValue, start), end: range.end })) {
+      for (const hit of this.index.range(span(prefixRange(indexName, indexValue), indexName, indexValue))) {
         const entry = this.entries.get(key("seq", hit.key.slice(hit.key.lastIndexOf("\u0000") + 1)));
-        if (!entry || (filter.entity !== undefined && entry.entity.kind !== filter.entity)) continue;
+        if (!entry || (filter.entity !== undefined && entry.entity.kind !== filter.entity) || !keep(entry)) continue;
         entries.push(entry);
         if (entries.length >= limit) break;
       }

@@ -8,6 +8,7 @@ import { Feedback } from "./pages/Feedback";
 import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
+import { Operations } from "./pages/Operations";
 import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
 import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
@@ -146,11 +147,13 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
     void loadApps();
   }, []);
   // After moving to another page (not on first load), focus its heading so screen readers announce it.
-  const firstPath = useRef(route.path);
+  // A replaced URL (`/dashboard/` alone becoming its default app's) is the same page, not a move.
+  const previousPath = useRef<string | undefined>(undefined);
   useEffect(() => {
     setMenuOpen(false);
-    if (route.path === firstPath.current) return;
-    firstPath.current = "";
+    const previous = previousPath.current;
+    previousPath.current = route.path;
+    if (previous === undefined || previous === route.path || parseRoute(previous).kind === "default") return;
     requestAnimationFrame(() => document.getElementById("page-title")?.focus());
   }, [route.path]);
 
@@ -192,6 +195,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   else if (!apps) content = <p class="loading">Loading…</p>;
   else if (parsed.kind === "global" && parsed.page === "members" && isOwner) content = <Members self={member} />;
   else if (parsed.kind === "global" && parsed.page === "audit" && isOwner) content = <Audit apps={apps} />;
+  else if (parsed.kind === "global" && parsed.page === "operations") content = <Operations apps={apps} member={member} />;
   else if (parsed.kind === "global") content = <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
   else if (apps.length === 0) content = <NoApps canWrite={canWrite} onCreated={created} />;
   else if (parsed.kind === "default") content = <p class="loading">Loading…</p>;
@@ -277,6 +281,11 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
                   </a>
                 </li>
               ))}
+            <li>
+              <a href="#/operations" aria-current={parsed.kind === "global" && parsed.page === "operations" ? "page" : undefined}>
+                Backup and flags files
+              </a>
+            </li>
             {isOwner && (
               <>
                 <li class="nav-heading" aria-hidden="true">

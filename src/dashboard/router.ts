@@ -53,7 +53,7 @@ export type ScopedPage = (typeof SCOPED_PAGES)[number];
 
 export type ParsedRoute =
   | { kind: "scoped"; appId: string; environmentId: string; page: ScopedPage; id?: string }
-  | { kind: "global"; page: "audit" | "members" | "reset-password" }
+  | { kind: "global"; page: "audit" | "members" | "reset-password" | "operations" }
   /** `/` or a pre-§9 link (`#/features/huddle`): the default app and environment, then that page. */
   | { kind: "default"; page: ScopedPage; id?: string }
   | { kind: "unknown"; path: string };
@@ -76,7 +76,7 @@ export function parseRoute(path: string): ParsedRoute {
     if (!isScopedPage(page) || parts.length > 6) return { kind: "unknown", path };
     return { kind: "scoped", appId: decode(parts[1]!), environmentId: decode(parts[3]!), page, ...(parts[5] !== undefined ? { id: decode(parts[5]) } : {}) };
   }
-  if (parts.length === 1 && (parts[0] === "audit" || parts[0] === "members" || parts[0] === "reset-password")) return { kind: "global", page: parts[0] };
+  if (parts.length === 1 && (parts[0] === "audit" || parts[0] === "members" || parts[0] === "reset-password" || parts[0] === "operations")) return { kind: "global", page: parts[0] };
   if (isScopedPage(parts[0]) && parts.length <= 2) return { kind: "default", page: parts[0], ...(parts[1] !== undefined ? { id: decode(parts[1]) } : {}) };
   return { kind: "unknown", path };
 }

@@ -9,6 +9,8 @@ export interface FeatureChanges {
   description?: string | null;
   link?: string | null;
   stage?: string | null;
+  /** The release stage `stage` names (API.md §10); null or absent: `stage` is a label of no stage. */
+  stageId?: string | null;
   optInEnabled?: boolean;
   usageEvents?: string[];
 }
@@ -120,8 +122,8 @@ export class FeatureRepository {
       archivedAt: null,
     };
     const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
-    // A stage written as a plain label takes the feature out of any release stage it was put in.
-    if (changes.stage !== undefined) feature.stageId = null;
+    // A stage written by name puts the feature in that release stage; one without a stage id takes it out of any.
+    if (changes.stage !== undefined) feature.stageId = changes.stageId ?? null;
     this.features.put(key(appId, "key", featureKey), feature);
     this.featureIds.put(key(appId, "id", feature.id), featureKey);
     return { feature, previous, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };

@@ -2,7 +2,7 @@
  * The backup file (API.md §13.1). Layout:
  *
  *   SWITCHYARD-BACKUP/1\n                                   magic line (also the HTTP stream's first bytes)
- *   {"format":"switchyard.backup/v1","store":"lmdb","createdAt":"…"}\n
+ *   {"format":"switchyard.backup/v1","store":"lmdb" | "log","createdAt":"…"}\n
  *   {"file":"data.mdb","bytes":N}\n  <N bytes>             one entry per file of the data dir, in order
  *   …
  *   trailer (48 bytes): "SYBK-END" | uint64 BE length of everything before the trailer | SHA-256 of it
@@ -22,7 +22,8 @@ export const ENTRY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export interface BackupManifest {
   format: typeof BACKUP_FORMAT;
-  store: "lmdb";
+  /** Which store wrote the files: LMDB's copy, or the native-free log store's snapshot. */
+  store: "lmdb" | "log";
   createdAt: string;
 }
 

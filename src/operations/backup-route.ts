@@ -1,6 +1,7 @@
 /**
  * `GET /admin/backup` (API.md §13.1): the store copied as of one point of its commit order (LMDB's compacting
- * env copy, taken by a read transaction, so the writer and every reader go on), then streamed in the backup format
+ * env copy, taken by a read transaction, so the writer and every reader go on; the native-free store's snapshot of
+ * its committed tables), then streamed in the backup format
  * with its trailer. The copy lives in a temp dir inside the data dir (same disk, so it can always be written where the
  * store fits) and is removed once streamed, or when the client goes away.
  */
@@ -15,7 +16,8 @@ import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { submitChange } from "../management/submit.js";
 import type { Services } from "../services.js";
-import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine } from "./backup-format.js";
+import { applyEverythingLogged } from "./cluster-barrier.js";
+import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "./backup-format.js";
 
 const WORK_DIR_PREFIX = ".backup-in-progress-";
 const CHUNK_BYTES = 1024 * 1024;
@@ -25,15 +27,25 @@ export function backupFileName(at: Date): string {
   return `switchyard-${at.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.backup`;
 }
 
-/** Work dirs a crashed process left behind: nobody else writes them, so they go before a new one is made. */
+/** Work dirs of backups streaming now in this process: never stale, whatever their age. */
+const active = new Set<string>();
+/** A work dir older than this that no backup here is streaming was left by a process that died. */
+const STALE_AFTER_MS = 60 * 60 * 1000;
+/** A response whose stream never started (the client left during the copy) releases its copy after this long. */
+const UNSTARTED_AFTER_MS = 60 * 1000;
+
 function removeStaleWorkDirs(dataDir: string): void {
-  for (const name of readdirSync(dataDir)) if (name.startsWith(WORK_DIR_PREFIX)) rmSync(join(dataDir, name), { recursive: true, force: true });
+  for (const name of readdirSync(dataDir)) {
+    const path = join(dataDir, name);
+    if (!name.startsWith(WORK_DIR_PREFIX) || active.has(path)) continue;
+    if (Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { recursive: true, force: true });
+  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Streams the files; a client that goes away stops it. The work dir is removed either way. */
-async function streamFiles(sink: StreamSink, files: { name: string; path: string; bytes: number }[], createdAt: string, cleanup: () => void): Promise<void> {
+async function streamFiles(sink: StreamSink, store: BackupManifest["store"], files: { name: string; path: string; bytes: number }[], createdAt: string, cleanup: () => void): Promise<void> {
   let closed = false;
   sink.onClose(() => (closed = true));
   const digest = new BackupDigest();
@@ -47,7 +59,7 @@ async function streamFiles(sink: StreamSink, files: { name: string; path: string
     else await pause(Math.min(50, ++stalls));
   };
   try {
-    await send(manifestLine({ format: BACKUP_FORMAT, store: "lmdb", createdAt }));
+    await send(manifestLine({ format: BACKUP_FORMAT, store, createdAt }));
     for (const file of files) {
       await send(entryLine(file.name, file.bytes));
       const handle = await open(file.path, "r");
@@ -78,9 +90,14 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
   const { store, config } = services;
   if (!store.copyTo) throw new ServiceError("CONFLICT", `The ${store.kind} store cannot be backed up online; stop the service and copy ${config.dataDir}.`);
   const at = new Date();
+  if (services.cluster) await applyEverythingLogged(services.cluster);
   removeStaleWorkDirs(config.dataDir);
   const work = mkdtempSync(join(config.dataDir, WORK_DIR_PREFIX));
-  const cleanup = () => rmSync(work, { recursive: true, force: true });
+  active.add(work);
+  const cleanup = () => {
+    rmSync(work, { recursive: true, force: true });
+    active.delete(work);
+  };
   let files: { name: string; path: string; bytes: number }[];
   try {
     await store.copyTo(work);
@@ -93,6 +110,11 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
     cleanup();
     throw error;
   }
+  // A front end does not start the stream of a client that left meanwhile: the copy must not outlive it.
+  let started = false;
+  setTimeout(() => {
+    if (!started) cleanup();
+  }, UNSTARTED_AFTER_MS).unref();
   return {
     status: 200,
     headers: {
@@ -102,7 +124,8 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
     },
     preamble: BACKUP_MAGIC,
     start(sink) {
-      streamFiles(sink, files, at.toISOString(), cleanup).catch((error: unknown) => {
+      started = true;
+      streamFiles(sink, store.kind, files, at.toISOString(), cleanup).catch((error: unknown) => {
         services.log.error("backup stream failed", { error: String((error as Error)?.stack ?? error) });
       });
     },

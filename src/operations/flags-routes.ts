@@ -1,6 +1,6 @@
 /** Flags as files (API.md §13.2): export an app's flags as a document, import one with or without a dry run. */
 import { appOrNotFound } from "../admin/route-lookups.js";
-import { parseJsonBody } from "../api/json-body.js";
+import { MAX_JSON_DEPTH, parseJsonBody } from "../api/json-body.js";
 import { ok } from "../api/responses.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
 import type { HttpMethod } from "../api/router.js";
@@ -19,6 +19,11 @@ type Context = RouteContext<Services>;
 
 /** API.md §13.2: a document of up to 16 MiB (a large app's flags, with room). */
 export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
+/**
+ * A rule tree sits 7 JSON levels deeper in a document (features.N.environments.E.rules.N.filter) than in a targeting
+ * PUT (rules.N.filter): whatever the management API accepts must export and import again.
+ */
+const DOCUMENT_JSON_DEPTH = MAX_JSON_DEPTH + 8;
 
 export function flagRepositories(services: Services): FlagRepositories {
   return { tenancy: services.tenancy, features: services.features, segments: new SegmentRepository(services.store), stages: new StageRepository(services.store) };
@@ -100,7 +105,7 @@ export const FLAGS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     managementRoute<Services>("write", IMPORT_BODY_LIMIT, async (context) => {
       const app = appOrNotFound(context);
       dryRunOf(context);
-      const document = validDocument(context.services, app, parseJsonBody(context.request.body, context.request.headers["content-type"]));
+      const document = validDocument(context.services, app, parseJsonBody(context.request.body, context.request.headers["content-type"], DOCUMENT_JSON_DEPTH));
       return importDocument(context, app, document, { source: "document", warnings: [] });
     }),
   ],

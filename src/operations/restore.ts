@@ -62,7 +62,7 @@ function unpack(file: string, work: string): void {
     };
     if (take(BACKUP_MAGIC.length).toString("latin1") !== BACKUP_MAGIC) throw new Error(`${file} is not a Switchyard backup.`);
     const manifest = line() as { format?: unknown; store?: unknown };
-    if (manifest.format !== BACKUP_FORMAT || manifest.store !== "lmdb") throw new Error(`${file} is a backup this version cannot restore (${JSON.stringify(manifest)}).`);
+    if (manifest.format !== BACKUP_FORMAT || (manifest.store !== "lmdb" && manifest.store !== "log")) throw new Error(`${file} is a backup this version cannot restore (${JSON.stringify(manifest)}).`);
     while (position < length) {
       const entry = line() as { file?: unknown; bytes?: unknown };
       if (typeof entry.file !== "string" || !ENTRY_NAME.test(entry.file) || !Number.isSafeInteger(entry.bytes) || (entry.bytes as number) < 0 || position + (entry.bytes as number) > length) {

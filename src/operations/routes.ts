@@ -4,5 +4,6 @@ import type { HttpMethod } from "../api/router.js";
 import type { Services } from "../services.js";
 import { BACKUP_ROUTES } from "./backup-route.js";
 import { FLAGS_ROUTES } from "./flags-routes.js";
+import { UNLEASH_ROUTES } from "./unleash-routes.js";
 
-export const OPERATIONS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...BACKUP_ROUTES, ...FLAGS_ROUTES];
+export const OPERATIONS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [...BACKUP_ROUTES, ...FLAGS_ROUTES, ...UNLEASH_ROUTES];

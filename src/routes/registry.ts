@@ -27,6 +27,7 @@ import { ACCOUNT_ROUTES } from "./accounts/account-routes.js";
 import { REFLAG_API_ROUTES } from "./reflag-api/reflag-routes.js";
 import { MCP_ROUTES } from "./mcp/mcp-routes.js";
 import { createDashboardRoutes } from "./dashboard/dashboard-routes.js";
+import { CLI_BROWSER_ROUTES } from "./dashboard/cli-browser-routes.js";
 
 type RouteTable = [HttpMethod, string, RouteSpec<Services>][];
 
@@ -57,10 +58,10 @@ export const MANAGEMENT_ROUTES: RouteTable = [
 
 /**
  * Paths of the admin surface (API.md §9): the management APIs (MCP included, with its OAuth metadata under
- * `/.well-known`), metrics, the dashboard and the `/` that leads to it.
+ * `/.well-known`), metrics, the dashboard and the `/` that leads to it, and the CLI's browser ends (§10).
  */
 export function isAdminSurface(pattern: string): boolean {
-  return pattern === "/" || /^\/(admin|api|metrics|dashboard|\.well-known)(\/|$)/.test(pattern);
+  return pattern === "/" || /^\/(admin|api|metrics|dashboard|cli-login|envs|\.well-known)(\/|$)/.test(pattern);
 }
 
 /**
@@ -77,7 +78,7 @@ export function buildRouters(splitAdmin: boolean, sdkPort: () => number | undefi
     if (splitAdmin) admin.add(method, pattern, spec as RouteSpec<Services>);
   }
   const dashboard = createDashboardRoutes({ sdkPort: () => (splitAdmin ? sdkPort() : undefined) }) as RouteTable;
-  for (const [method, pattern, spec] of [...METRICS_ROUTES, ...MANAGEMENT_ROUTES, ...MCP_ROUTES, ...dashboard, ...sdkRoutes()]) {
+  for (const [method, pattern, spec] of [...METRICS_ROUTES, ...MANAGEMENT_ROUTES, ...MCP_ROUTES, ...dashboard, ...CLI_BROWSER_ROUTES, ...sdkRoutes()]) {
     (isAdminSurface(pattern) ? admin : sdk).add(method, pattern, spec);
   }
   return { sdk, admin };

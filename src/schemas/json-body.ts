@@ -71,7 +71,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /** Decodes and parses a JSON body, answering the contract's 400s for anything a client got wrong. */
-export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined): unknown {
+export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined, maxDepth = MAX_JSON_DEPTH): unknown {
   if (!isJsonContentType(contentType)) throw new ServiceError("UNSUPPORTED_CONTENT_TYPE");
   if (!body || body.length === 0) throw new ServiceError("MALFORMED_JSON", "The request body is empty.");
   let text: string;
@@ -80,8 +80,8 @@ export function parseJsonBody(body: Uint8Array | null, contentType: string | und
   } catch {
     throw new ServiceError("MALFORMED_JSON", "The request body is not valid UTF-8.");
   }
-  if (exceedsJsonDepth(text)) {
-    throw new ServiceError("INVALID_BODY", `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (exceedsJsonDepth(text, maxDepth)) {
+    throw new ServiceError("INVALID_BODY", `The request body is nested deeper than ${maxDepth} levels.`);
   }
   let parsed: unknown;
   try {

@@ -19,6 +19,7 @@ export interface EnvironmentRecord {
   /** Grows by one on every change of any feature visible in this environment. */
   flagStateVersion: number;
   publishableKeyDigest: string;
+  /** The publishable key in full (it is public, API.md §1); masked only in environments made before that. */
   publishableKeyHint: string;
   secretKeyDigest: string;
   secretKeyHint: string;

@@ -79,7 +79,7 @@ export class TenancyRepository {
       const environment = this.environments.get(key(environmentId));
       if (!environment) return undefined;
       const fresh = newKey(kind, environment.name);
-      const replaced = this.replaceKey(environmentId, kind, digestKey(fresh), maskKey(fresh));
+      const replaced = this.replaceKey(environmentId, kind, digestKey(fresh), kind === "publishable" ? fresh : maskKey(fresh));
       return replaced && { key: fresh, revokedDigest: replaced.revokedDigest };
     });
   }
@@ -165,7 +165,8 @@ export function planEnvironment(appId: string, name: string, at: string): { reco
     createdAt: at,
     flagStateVersion: 0,
     publishableKeyDigest: digestKey(publishableKey),
-    publishableKeyHint: maskKey(publishableKey),
+    // Publishable keys are public (API.md §1): kept in full so reads and the dashboard can show them.
+    publishableKeyHint: publishableKey,
     secretKeyDigest: digestKey(secretKey),
     secretKeyHint: maskKey(secretKey),
   };

@@ -92,6 +92,10 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     await page.getByRole("heading", { name: "User u-c-001" }).waitFor();
     await page.getByRole("link", { name: "c-001" }).first().waitFor();
     expect(await page.getByText("No attributes.").count()).toBe(1);
+    // The features this user gets, as an SDK sees them, each linking to its page.
+    const features = page.getByRole("region", { name: "Features for this user" });
+    await features.getByRole("link", { name: "huddle" }).waitFor();
+    expect(await features.getByRole("row").filter({ has: page.getByRole("link", { name: "huddle" }) }).getByRole("cell").nth(1).textContent()).toMatch(/^(on|off)$/);
     expect(await page.getByRole("cell", { name: "Love huddles" }).count()).toBe(1);
     await expectNoSeriousA11yViolations(page, "user detail");
     await screenshot(harness, page, "user");

@@ -104,8 +104,12 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
 
     await navLink(page, "Features").click();
     await page.getByRole("button", { name: "Archive alpha-search" }).click();
-    // The page asks in its own dialog, which names the action; Cancel keeps the feature.
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+    // The page asks in its own dialog, which names the action; Escape (or Cancel) keeps the feature, and focus returns.
+    await page.getByRole("dialog").waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Archive alpha-search");
     expect(await page.getByRole("link", { name: "alpha-search" }).count()).toBe(1);
     await page.getByRole("button", { name: "Archive alpha-search" }).click();
     await expectNoSeriousA11yViolations(page, "archive dialog");

@@ -5,10 +5,14 @@
  * member; the audit log filtered by entity shows the rotation and who did it. Keyboard: the skip link reaches the
  * content.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
-import { navLink, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+
+const BUCKET_BROWSER_SDK = readFileSync(createRequire(import.meta.url).resolve("@bucketco/browser-sdk"), "utf8");
 
 describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", () => {
   let harness: Harness;
@@ -51,21 +55,71 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await page.getByRole("heading", { name: "Keys and SDK set-up" }).waitFor();
   });
 
-  it("shows masked keys and rotates one after a confirmation; the SDK snippets carry the new key", async () => {
-    const masked = await page.getByTestId("publishable-key").textContent();
-    expect(masked).toMatch(/^pub_production_…[A-Za-z0-9]{4}$/);
-    expect(masked).not.toBe(oldPublishable);
-    expect(await page.locator("pre.code").first().textContent()).toContain(`apiBaseUrl: "${harness.url}"`);
+  it("shows the publishable key in full with a copy control and in the snippets; the secret key masked", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: harness.url });
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    expect(await page.getByTestId("publishable-key").textContent()).toBe(oldPublishable);
+    await page.getByRole("button", { name: "Copy publishable key" }).click();
+    await page.locator(".copy").filter({ has: page.getByRole("button", { name: "Copy publishable key" }) }).getByText("Copied").waitFor();
+    expect(await clipboard()).toBe(oldPublishable);
+    // "Copy snippet" copies a snippet that works when pasted: the key in full and the service's SDK address.
+    await page.getByRole("button", { name: "Copy @reflag/browser-sdk snippet" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(clipboard).toContain(`publishableKey: "${oldPublishable}"`);
+    expect(await clipboard()).toContain(`apiBaseUrl: "${harness.url}"`);
+    expect(await clipboard()).not.toContain("…");
+    // Pasted into an app, the Bucket browser snippet works: its SDK reaches this service with the key (its UMD build
+    // stands in for the import; the snippet's own lines run unchanged).
+    await page.getByRole("button", { name: "Copy @bucketco/browser-sdk snippet" }).click();
+    await expect.poll(clipboard).toContain("BucketClient");
+    const snippet = await clipboard();
+    const app = await context.newPage();
+    const answers: number[] = [];
+    app.on("response", (response) => response.url().includes("/features/evaluated") && answers.push(response.status()));
+    await app.goto(`${harness.url}/health`);
+    await app.evaluate(BUCKET_BROWSER_SDK);
+    const enabled = await app.evaluate(async (code) => {
+      const body = code.replace(/^import .*$/m, "const { BucketClient } = globalThis.BucketBrowserSDK;").replace(/\n([^\n]+)$/, "\nreturn $1");
+      return new Function(`return (async () => { ${body} })();`)();
+    }, snippet);
+    expect(enabled).toBe(false);
+    expect(answers).toEqual([200]);
+    await app.close();
+    expect(await page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_…[A-Za-z0-9]{4}$/);
+    expect(await page.getByRole("button", { name: "Copy secret key" }).count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "keys page");
+    await screenshotWidths(harness, page, "keys");
+  });
 
+  it("rotates keys after the page's own confirmation; a new secret key shows once, with a copy control and a warning", async () => {
     await page.getByRole("button", { name: "Rotate publishable key" }).click();
-    await page.getByText("New key, shown only now").waitFor();
+    await expectNoSeriousA11yViolations(page, "rotate dialog");
+    await screenshot(harness, page, "rotate-dialog");
+    await confirmInDialog(page, "Rotate publishable key");
+    await expect.poll(() => page.getByTestId("publishable-key").textContent()).not.toBe(oldPublishable);
     newPublishable = (await page.getByTestId("publishable-key").textContent())!;
     expect(newPublishable).toMatch(/^pub_production_[A-Za-z0-9]{20,}$/);
     expect((await evaluateWith(oldPublishable)).status).toBe(401);
     expect((await evaluateWith(newPublishable)).status).toBe(200);
     expect(await page.locator("pre.code").first().textContent()).toContain(`publishableKey: "${newPublishable}"`);
-    await screenshot(harness, page, "keys");
+
+    await page.getByRole("button", { name: "Rotate secret key" }).click();
+    await confirmInDialog(page, "Rotate secret key");
+    await page.getByText("Shown only now").waitFor();
+    const secret = (await page.getByTestId("secret-key").textContent())!;
+    expect(secret).toMatch(/^sec_production_[A-Za-z0-9]{20,}$/);
+    await page.getByRole("button", { name: "Copy secret key" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    expect((await request(harness.url, "GET", "/features", { token: secret })).status).toBe(200);
+    // While it is shown, the server snippets carry it too.
+    expect(await page.locator("pre.code").nth(2).textContent()).toContain(`secretKey: "${secret}"`);
+    await screenshotWidths(harness, page, "keys-secret-once");
+    // Once only: after leaving the page, the secret key is masked again.
+    await navLink(page, "Features").click();
+    await navLink(page, "Keys & SDKs").click();
+    await expect.poll(() => page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_…/);
+    expect(await page.locator("pre.code").nth(2).textContent()).toContain("process.env.SWITCHYARD_SECRET_KEY");
+    expect(await page.getByTestId("publishable-key").textContent()).toBe(newPublishable);
   });
 
   it("starts the live tail at the newest 200 entries of a longer log", async () => {
@@ -92,6 +146,13 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect((await track("opened-huddle")).status).toBe(200);
     await page.getByRole("cell", { name: "opened-huddle" }).waitFor();
     expect(await page.getByRole("row").filter({ hasText: "opened-huddle" }).textContent()).toContain("c-live");
+    // An event queued by an SDK and sent late sits where it arrived, marked with the date it carries.
+    const late = await request(harness.url, "POST", "/event", { headers: { authorization: `Bearer ${newPublishable}` }, body: { event: "sent-late", userId: "u-live", timestamp: "2026-11-03T10:00:00.000Z" } });
+    expect(late.status).toBe(200);
+    await page.getByRole("cell", { name: "sent-late" }).waitFor();
+    const rows = await page.getByRole("region", { name: /^Events/ }).locator("tbody tr td:nth-child(2)").allTextContents();
+    expect(rows.slice(0, 2)).toEqual(["sent-late", "opened-huddle"]);
+    expect(await page.getByRole("row").filter({ hasText: "sent-late" }).getByRole("cell").first().textContent()).toContain(`dated ${new Date("2026-11-03T10:00:00.000Z").toLocaleString("en-US")}`);
     await expectNoSeriousA11yViolations(page, "live events");
     await screenshot(harness, page, "live-events");
 
@@ -143,18 +204,21 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     const tokens = page.getByRole("form", { name: "Create an API token" });
     await tokens.getByLabel("Token name").fill("ci");
     await tokens.getByRole("button", { name: "Create token" }).click();
-    const shown = await page.getByRole("status").textContent();
-    const secret = /sya_\S+/.exec(shown ?? "")![0];
+    const secret = (await page.getByRole("status").filter({ hasText: "New token" }).locator("code").textContent())!;
+    expect(secret).toMatch(/^sya_\S+$/);
     expect((await request(harness.url, "GET", "/admin/apps", { token: secret })).status).toBe(200);
     await expectNoSeriousA11yViolations(page, "members page");
     await screenshot(harness, page, "members");
     await page.getByRole("button", { name: "Revoke ci" }).click();
+    await confirmInDialog(page, "Revoke token");
     await page.getByRole("button", { name: "Revoke ci" }).waitFor({ state: "detached" });
     expect((await request(harness.url, "GET", "/admin/apps", { token: secret })).status).toBe(401);
 
     await page.getByRole("button", { name: "Reset link for sam@example.com" }).click();
-    const link = page.getByRole("status").filter({ hasText: "password reset link" });
+    const link = page.getByRole("status").filter({ hasText: "Password reset link for sam@example.com" });
     await link.waitFor();
+    // The link says for whom, and copies with one control.
+    await page.getByRole("button", { name: "Copy reset link for sam@example.com" }).click();
     expect(await link.textContent()).toContain(`${harness.url}/dashboard/#/reset-password?token=`);
     // Sam follows the link in their own browser, sets a password, and signs in with it.
     const resetUrl = /http\S+/.exec((await link.locator("code").textContent())!)![0];
@@ -170,35 +234,68 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     await samContext.close();
 
     await page.getByRole("button", { name: "Remove sam@example.com" }).click();
+    await confirmInDialog(page, "Remove member");
     await page.getByRole("cell", { name: "sam@example.com", exact: true }).waitFor({ state: "detached" });
     expect(await memberOf()).toBeUndefined();
   });
 
-  it("creates an environment from the header and switches to it", async () => {
+  it("creates an environment from the header and ends on its keys, the secret key shown once", async () => {
     await page.getByRole("button", { name: "New environment" }).click();
     await page.getByLabel("New environment of Acme").fill("staging");
     await page.keyboard.press("Enter");
+    await page.getByText("Environment staging is ready.").waitFor();
     await expect.poll(async () => page.getByLabel("Environment", { exact: true }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe("staging");
     const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
-    expect(app.environments.map((environment: { name: string }) => environment.name)).toContain("staging");
+    const staging = app.environments.find((environment: { name: string }) => environment.name === "staging");
+    expect(new URL(page.url()).hash).toBe(`#/apps/${app.id}/environments/${staging.id}/keys`);
+    expect(await page.getByTestId("publishable-key").textContent()).toBe(staging.publishableKey);
+    const secret = (await page.getByTestId("secret-key").textContent())!;
+    expect((await request(harness.url, "GET", "/features", { token: secret })).status).toBe(200);
+    expect(await page.locator("pre.code").first().textContent()).toContain(`publishableKey: "${staging.publishableKey}"`);
+    await screenshotWidths(harness, page, "new-environment-keys");
   });
 
-  it("shows the audit log filtered by entity, with who did what", async () => {
+  it("shows the audit log newest first, actors by email and targets by name, filtered by who, feature, kind and date", async () => {
+    await adminRequest(harness.server, "PUT", `/admin/apps/${(await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0].id}/features/audited`, { description: "for the audit log" });
     await navLink(page, "Audit log").click();
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
-    await page.getByLabel("Entity kind").fill("key");
+    const cells = (column: number) => page.locator(`tbody tr td:nth-child(${column})`).allTextContents();
+    // Newest first: the feature just made by the admin token heads the list.
+    await expect.poll(async () => (await cells(3))[0]).toBe("feature.create");
+    expect((await cells(2))[0]).toBe("admin token");
+    expect((await cells(4))[0]).toBe("feature audited");
+    // Members by email, environments and apps by name: no raw ids.
+    const all = (await page.locator("tbody").textContent())!;
+    expect(all).toContain("member sam@example.com");
+    expect(all).toContain("key of production (Acme)");
+    expect(all).toContain("environment of staging (Acme)");
+    expect(all).toContain("token ci");
+    expect(all).not.toMatch(/(mem|env|app|ses|tok)_[A-Za-z0-9]{6,}/);
+    await page.getByLabel("Kind").selectOption("key");
     await page.getByRole("button", { name: "Filter" }).click();
-    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
-    const rows = await page.locator("tbody tr").allTextContents();
-    expect(rows[0]).toContain("key.rotate");
-    // By who: the admin token made the owner and the app in this suite's set-up, nothing else.
-    await page.getByLabel("Entity kind").fill("");
+    await expect.poll(async () => (await cells(3)).join(",")).toBe("key.rotate,key.rotate");
+    expect((await cells(2))[0]).toBe(OWNER.email);
+    // By who: the admin token made the owner and the app in this suite's set-up, and the feature above.
+    await page.getByLabel("Kind").selectOption("");
     await page.getByLabel("Who").selectOption({ label: "the admin token" });
     await page.getByRole("button", { name: "Filter" }).click();
-    await expect.poll(async () => (await page.locator("tbody tr td:nth-child(3)").allTextContents()).join(",")).toBe("member.create,app.create");
-    expect(rows[0]).toContain(OWNER.email);
+    await expect.poll(async () => (await cells(3)).join(",")).toBe("feature.create,app.create,member.create");
+    // By feature key, and by date: nothing happened on or before yesterday.
+    await page.getByLabel("Who").selectOption("");
+    await page.getByLabel("Feature key").fill("audited");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(async () => (await cells(4)).join(",")).toBe("feature audited");
+    await page.getByLabel("Feature key").fill("");
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const day = `${yesterday.getFullYear()}-${String(yesterday.getMonth() + 1).padStart(2, "0")}-${String(yesterday.getDate()).padStart(2, "0")}`;
+    await page.getByLabel("On or before").fill(day);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("No entries match these filters.").waitFor();
+    await page.getByLabel("On or before").fill("");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(async () => (await cells(3))[0]).toBe("feature.create");
     await expectNoSeriousA11yViolations(page, "audit log");
-    await screenshot(harness, page, "audit");
+    await screenshotWidths(harness, page, "audit");
     expectCleanConsole(errors);
   });
 });

@@ -65,6 +65,11 @@ describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
     expect((await fetch(`${adminUrl}/admin/setup`)).status).toBe(200);
     expect((await fetch(`${adminUrl}/features/evaluated`)).status).toBe(404);
     expect((await fetch(`${adminUrl}/health`)).status).toBe(200);
+    // The CLI's browser ends (§10) go where the dashboard is.
+    expect((await fetch(`${adminUrl}/cli-login/success`)).status).toBe(200);
+    expect((await fetch(`${sdk}/cli-login/success`)).status).toBe(404);
+    expect((await fetch(`${sdk}/envs/x-env_nope`)).status).toBe(404);
+    expect((await fetch(`${adminUrl}/envs/x-env_nope`)).headers.get("content-type")).toContain("application/json");
   });
 
   it("loads in Chromium from the admin port with no script error or CSP violation", async () => {

@@ -5,7 +5,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, screenshotWidths, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
   let harness: Harness;
@@ -25,6 +25,10 @@ describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
   it("creates the first owner with the admin token on the first-start screen, by keyboard", async () => {
     await page.goto(`${harness.url}/dashboard/`);
     await page.getByRole("heading", { name: "Welcome to Switchyard" }).waitFor();
+    // It names the file the token is kept in, whatever the data directory.
+    expect(await page.getByText("of the service's data directory").count()).toBe(1);
+    await expectNoSeriousA11yViolations(page, "first-start page");
+    await screenshotWidths(harness, page, "first-start");
     await page.getByLabel("Admin token").focus();
     await page.keyboard.type(harness.server.adminToken);
     await page.keyboard.press("Tab");

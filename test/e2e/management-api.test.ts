@@ -79,7 +79,8 @@ describe("management API", () => {
       body: { description: "Huddles", stage: "beta" },
     });
     expect(created.status).toBe(200);
-    expect(created.body.feature).toMatchObject({ key: "huddle", description: "Huddles", stage: "beta", link: null });
+    // A stage given by name is the app's release stage of that name (API.md §6).
+    expect(created.body.feature).toMatchObject({ key: "huddle", description: "Huddles", stage: "Beta", stageId: "st_beta", link: null });
     expect(created.body.feature.id.length).toBeLessThanOrEqual(14);
     const updated = await request(server.url, "PUT", `/admin/apps/${app.id}/features/huddle`, { token: admin, body: { link: "https://x.test" } });
     expect(updated.body.feature).toMatchObject({ id: created.body.feature.id, description: "Huddles", link: "https://x.test", createdAt: created.body.feature.createdAt });
@@ -215,7 +216,7 @@ describe("restarts", () => {
   it("keeps apps, keys, features and versions across a restart on the same data dir, and exits 0 on SIGTERM", async () => {
     const first = await startServer({ keepData: true });
     const { app, production } = await createApp(first.url, first.adminToken);
-    await request(first.url, "PUT", `/admin/apps/${app.id}/features/f`, { token: first.adminToken, body: { stage: "ga" } });
+    await request(first.url, "PUT", `/admin/apps/${app.id}/features/f`, { token: first.adminToken, body: { stage: "general availability" } });
     await request(first.url, "PUT", `/admin/environments/${production.id}/features/f/targeting`, {
       token: first.adminToken,
       body: { rules: [{ filter: { type: "constant", value: true } }] },
@@ -227,7 +228,7 @@ describe("restarts", () => {
       const rules = await request(second.url, "GET", "/features", { token: production.secretKey });
       expect(rules.status).toBe(200);
       expect(rules.body.flagStateVersion).toBe(2);
-      expect(rules.body.features[0]).toMatchObject({ key: "f", stage: "ga", targeting: { version: 1 } });
+      expect(rules.body.features[0]).toMatchObject({ key: "f", stage: "General availability", targeting: { version: 1 } });
       const shown = await request(second.url, "GET", `/admin/apps/${app.id}`, { token: second.adminToken });
       expect(shown.body.app.name).toBe("Test app");
     } finally {

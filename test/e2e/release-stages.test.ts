@@ -121,15 +121,22 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     }
   });
 
-  it("lists a feature's release stage by id, and a plain stage label takes it out of the stage", async () => {
+  it("lists a feature's release stage by id; a stage given by name is that release stage, and an unknown name is refused", async () => {
     const listed = await admin("GET", `/admin/apps/${keys.app.id}/features`);
     expect(listed.body.features.find((feature: { key: string }) => feature.key === "huddle")).toMatchObject({ stage: "Public beta", stageId: "st_beta" });
     await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, {});
     expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/spare/stage`, { stage: "Internal" })).body.feature.stageId).toBe("st_internal");
-    const labelled = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: "someday" });
-    expect(labelled.body.feature).toMatchObject({ stage: "someday", stageId: null });
-    const internal = (await admin("GET", `/admin/apps/${keys.app.id}/stages`)).body.stages.find((stage: { id: string }) => stage.id === "st_internal");
-    expect(internal.features).not.toContain("spare");
+    // The README's walk-through writes "beta": the feature goes into the release stage of that name (case-insensitive).
+    const named = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: "in development" });
+    expect(named.body.feature).toMatchObject({ stage: "In development", stageId: "st_in_development" });
+    const stages = (await admin("GET", `/admin/apps/${keys.app.id}/stages`)).body.stages;
+    expect(stages.find((stage: { id: string }) => stage.id === "st_in_development").features).toContain("spare");
+    expect(stages.find((stage: { id: string }) => stage.id === "st_internal").features).not.toContain("spare");
+    const refused = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: "someday" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.validationErrors[0]).toMatchObject({ path: "stage", message: expect.stringContaining("In development, Internal, Public beta, General availability") });
+    const cleared = await admin("PUT", `/admin/apps/${keys.app.id}/features/spare`, { stage: null });
+    expect(cleared.body.feature).toMatchObject({ stage: null, stageId: null });
   });
 
   it("creates, refuses and deletes stages", async () => {

@@ -16,7 +16,7 @@ import { CLI, NATIVE_MODE, startServer, type TestServer } from "../support/serve
 
 const cli = (args: string[], env: Record<string, string> = {}) => runNode([CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env } });
 
-describe.skipIf(NATIVE_MODE === "0")("online backup, offline restore (LMDB)", () => {
+describe(`online backup, offline restore (${NATIVE_MODE === "0" ? "native-free log store" : "LMDB"})`, () => {
   let original: TestServer;
   let restored: TestServer | undefined;
   let app: Awaited<ReturnType<typeof createApp>>;

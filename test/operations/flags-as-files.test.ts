@@ -152,6 +152,52 @@ describe("flags as files: export, dry run, import", () => {
     }
   });
 
+  it("exports and imports again a rule tree as deep as the management API accepts", async () => {
+    const deep = await createApp(server.url, server.adminToken, "Deep");
+    // Groups nest two JSON levels per filter level: 31 levels fill the 64 levels a targeting PUT may nest.
+    let filter: Record<string, unknown> = { type: "constant", value: true };
+    for (let level = 1; level < 31; level++) filter = { type: "group", operator: "and", filters: [filter] };
+    expect((await admin("PUT", `/admin/apps/${deep.app.id}/features/deep`, {})).status).toBe(200);
+    expect((await admin("PUT", `/admin/environments/${deep.production.id}/features/deep/targeting`, { rules: [{ filter }] })).status).toBe(200);
+    const document = (await admin("GET", `/admin/apps/${deep.app.id}/export`)).body.document;
+    const target = await createApp(server.url, server.adminToken, "Deep copy");
+    const imported = await admin("POST", `/admin/apps/${target.app.id}/import`, document);
+    expect(imported.status, JSON.stringify(imported.body.error)).toBe(200);
+    expect((await features(target.production.secretKey)).features[0].targeting.rules).toEqual([{ filter }]);
+  });
+
+  it("re-inlines a changed segment into features the document does not name, in the same change", async () => {
+    const other = await createApp(server.url, server.adminToken, "Segments");
+    const segment = await admin("POST", `/admin/apps/${other.app.id}/segments`, { name: "Big", filter: { type: "context", field: "company.seats", operator: "GT", values: ["100"] } });
+    await admin("PUT", `/admin/apps/${other.app.id}/features/uses-big`, {});
+    await admin("PUT", `/admin/environments/${other.production.id}/features/uses-big/targeting`, { rules: [{ filter: { type: "segment", segmentId: segment.body.segment.id } }] });
+    const smaller = { type: "context", field: "company.seats", operator: "GT", values: ["10"] };
+    const document = { format: "switchyard.flags/v1", segments: [{ name: "Big", filter: smaller }], features: [] };
+    const dry = await admin("POST", `/admin/apps/${other.app.id}/import?dryRun=true`, document);
+    expect(dry.body).toMatchObject({ segments: [{ name: "Big", change: "changed" }], retargeted: [{ key: "uses-big", environment: "production" }], summary: { created: 0, changed: 0, unchanged: 0 } });
+    const applied = await admin("POST", `/admin/apps/${other.app.id}/import`, document);
+    expect(applied.body.retargeted).toEqual([{ key: "uses-big", environment: "production" }]);
+    const served = (await features(other.production.secretKey)).features[0].targeting;
+    expect(served).toMatchObject({ version: 2, rules: [{ filter: smaller }] });
+  });
+
+  it("refuses, writing nothing, a document whose segments would make a rule too deep once inlined", async () => {
+    const other = await createApp(server.url, server.adminToken, "Too deep");
+    let deep: Record<string, unknown> = { type: "context", field: "company.plan", operator: "IS", values: ["pro"] };
+    for (let level = 1; level < 31; level++) deep = { type: "negation", filter: deep };
+    const document = {
+      format: "switchyard.flags/v1",
+      segments: [{ name: "Deep", filter: deep }],
+      features: [{ key: "first", environments: { production: { rules: [{ filter: { type: "constant", value: true } }] } } }, { key: "second", environments: { production: { rules: [{ filter: { type: "negation", filter: { type: "negation", filter: { type: "segment", segment: "Deep" } } } }] } } }],
+    };
+    const refused = await admin("POST", `/admin/apps/${other.app.id}/import`, document);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("INVALID_DOCUMENT");
+    expect(refused.body.error.validationErrors[0].path).toBe("features.1.environments.production.rules");
+    expect((await features(other.production.secretKey)).features).toEqual([]);
+    expect((await admin("GET", `/admin/apps/${other.app.id}/segments`)).body.segments).toEqual([]);
+  });
+
   it("refuses an invalid document with 400 INVALID_DOCUMENT naming each bad path, and changes nothing", async () => {
     const path = `/admin/apps/${source.app.id}/import`;
     const before = await admin("GET", `/admin/apps/${source.app.id}/export`);
@@ -226,6 +272,7 @@ describe("flags as files: export, dry run, import", () => {
     expect(JSON.parse(exported.stdout)).toEqual({ success: true, file });
     expect(JSON.parse(readFileSync(file, "utf8")).format).toBe("switchyard.flags/v1");
     const toStdout = await switchyardCli(server, ["export", source.app.id]);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
     expect(JSON.parse(toStdout.stdout).features.length).toBe(JSON.parse(readFileSync(file, "utf8")).features.length);
 
     const dry = await switchyardCli(server, ["import", target.app.id, file, "--dry-run"]);

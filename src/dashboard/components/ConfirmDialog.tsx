@@ -28,11 +28,15 @@ function ConfirmDialog({ options, onClose }: { options: ConfirmOptions; onClose(
   const ref = useRef<HTMLDialogElement>(null);
   const [id] = useState(() => `confirm-${++nextId}`);
   useEffect(() => {
+    // Where focus was before the dialog opened (the button that asked) gets it back after.
+    const before = document.activeElement as HTMLElement | null;
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    // Where focus was before the dialog opened gets it back after.
-    const before = document.activeElement as HTMLElement | null;
-    return () => before?.focus?.();
+    return () => {
+      // Closed first: while a modal dialog is open, the rest of the page is inert and cannot take focus.
+      if (dialog?.open) dialog.close();
+      if (before?.isConnected) before.focus();
+    };
   }, []);
   return (
     <dialog

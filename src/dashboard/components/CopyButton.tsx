@@ -25,13 +25,15 @@ export function CopyButton({ text, label, class: className = "secondary" }: { te
     const timer = setTimeout(() => setState("idle"), 2500);
     return () => clearTimeout(timer);
   }, [state]);
+  // The name is "Copy" and what it copies (visible text first, so speech input finds it); "Copied" shows beside it.
+  const what = label.replace(/^Copy\s*/, "");
   return (
     <span class="copy">
-      <button type="button" class={`copy-button ${className}`} aria-label={label} onClick={() => copyText(text).then(() => setState("copied"), () => setState("failed"))}>
-        {state === "copied" ? "Copied" : "Copy"}
+      <button type="button" class={`copy-button ${className}`} onClick={() => copyText(text).then(() => setState("copied"), () => setState("failed"))}>
+        Copy<span class="visually-hidden"> {what}</span>
       </button>
-      <span aria-live="polite" class="visually-hidden">
-        {state === "copied" ? "Copied to the clipboard." : state === "failed" ? "Could not copy: select the text and copy it." : ""}
+      <span aria-live="polite" class={state === "failed" ? "copy-status field-error" : "copy-status"}>
+        {state === "copied" ? "Copied" : state === "failed" ? "Could not copy: select the text and copy it." : ""}
       </span>
     </span>
   );

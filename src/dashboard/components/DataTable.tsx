@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 /** A column header. `hidden` names a column for screen readers only (one of row buttons); `sort` is its aria-sort. */
 export interface Column {
@@ -36,9 +37,22 @@ export function DataTable<T>({
   empty?: ComponentChildren;
   class?: string;
 }) {
+  // A table wider than its box (a phone) scrolls sideways in place; then its box takes focus, so a keyboard scrolls it too.
+  const box = useRef<HTMLDivElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const check = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(element);
+    if (element.firstElementChild) observer.observe(element.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-scroll" ref={box} {...(scrolls ? { tabIndex: 0, role: "region", "aria-label": typeof caption === "string" ? caption : "Table (scrolls sideways)" } : {})}>
       <table class={className}>
         {caption && <caption>{caption}</caption>}
         <thead>

@@ -119,7 +119,7 @@ function WeeklyChart({ base, featureKey }: { base: string; featureKey: string })
     };
     const plot = new uPlot(
       {
-        width: Math.max(300, target.current.clientWidth),
+        width: Math.max(260, target.current.clientWidth),
         height: 220,
         legend: { live: true },
         series: [
@@ -140,7 +140,10 @@ function WeeklyChart({ base, featureKey }: { base: string; featureKey: string })
       data,
       target.current,
     );
-    return () => plot.destroy();
+    // The chart follows its box (a phone turned, a window resized) instead of overflowing it.
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(260, chart.clientWidth), height: 220 }));
+    resize.observe(chart);
+    return () => (resize.disconnect(), plot.destroy());
   }, [weeks.data]);
 
   return (

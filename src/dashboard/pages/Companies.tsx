@@ -66,7 +66,19 @@ export function EntityList({ scope, kind }: { scope: Scope; kind: "companies" | 
             <td>{when(row.firstSeen)}</td>
           </>
         )}
-        empty={page.data && <p class="muted">None{prefix ? " match" : " tracked yet"}.</p>}
+        empty={
+          page.data &&
+          (prefix ? (
+            <p class="empty-inline">No {kind} whose id starts with “{prefix}”.</p>
+          ) : (
+            <div class="empty">
+              <p>
+                <strong>No {kind} tracked yet.</strong> They appear when an SDK sends a {kind === "companies" ? "company" : "user"} (its context, or a{" "}
+                <code>{kind === "companies" ? "/company" : "/user"}</code> call) with this environment's key: see <a href={scope.link("keys")}>Keys & SDKs</a>.
+              </p>
+            </div>
+          ))
+        }
       />
       <Pager pages={pages} next={page.data?.next} />
     </Page>
@@ -143,6 +155,7 @@ export function UserDetail({ scope, userId }: { scope: Scope; userId: string }) 
           {user.data!.feedback.length === 0 ? <p class="muted">None.</p> : <FeedbackList entries={user.data!.feedback} />}
         </Card>
       )}
+      {u && <UserFeatures environmentId={scope.environmentId} userId={u.id} companyId={u.companyIds[0]} />}
     </Page>
   );
 }
@@ -177,5 +190,40 @@ function AttributeTable({ attributes }: { attributes: Record<string, unknown> })
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The features as an SDK sees them for this user (with their first company, stored attributes filled in as for an
+ * SDK): the service's own evaluator, the same answer as `/features/evaluated`.
+ */
+function UserFeatures({ environmentId, userId, companyId }: { environmentId: string; userId: string; companyId: string | undefined }) {
+  const evaluated = useLoad(() => {
+    const query = new URLSearchParams({ "context.user.id": userId });
+    if (companyId) query.set("context.company.id", companyId);
+    return get<{ features: Record<string, { isEnabled: boolean; targetingVersion: number }> }>(`/admin/environments/${enc(environmentId)}/evaluate?${query}`).then((answer) =>
+      Object.entries(answer.features).sort(([a], [b]) => a.localeCompare(b)),
+    );
+  }, [environmentId, userId, companyId]);
+  return (
+    <Card id="user-features-title" title="Features for this user">
+      <p class="muted">As an SDK sees them now{companyId ? <> with company <EntityLink kind="companies" id={companyId} /></> : ""}, stored attributes included.</p>
+      <ErrorMessage error={evaluated.error} />
+      <DataTable
+        columns={["Feature", "State"]}
+        rows={evaluated.data}
+        row={([key, feature]) => (
+          <>
+            <td>
+              <EntityLink kind="features" id={key} />
+            </td>
+            <td>
+              <span class={`state state-${feature.isEnabled ? "everyone" : "off"}`}>{feature.isEnabled ? "on" : "off"}</span>
+            </td>
+          </>
+        )}
+        empty={<p class="empty-inline">This app has no features yet.</p>}
+      />
+    </Card>
   );
 }

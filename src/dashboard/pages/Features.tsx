@@ -51,6 +51,7 @@ export function Features({ scope }: { scope: Scope }) {
   }, [loaded.data, environmentId, search, sort]);
 
   const confirm = useConfirm();
+  const [archiving, setArchiving] = useState<string | undefined>();
   const archive = async (key: string) => {
     const confirmed = await confirm.ask({
       title: `Archive ${key}?`,
@@ -59,11 +60,15 @@ export function Features({ scope }: { scope: Scope }) {
       danger: true,
     });
     if (!confirmed) return;
+    setArchiving(key);
     try {
       await api("DELETE", `/admin/apps/${enc(app.id)}/features/${enc(key)}`);
+      setActionError(undefined);
       loaded.reload();
     } catch (error) {
       setActionError(error);
+    } finally {
+      setArchiving(undefined);
     }
   };
 
@@ -144,7 +149,7 @@ export function Features({ scope }: { scope: Scope }) {
               <td>{adoption.data?.get(feature.key)?.companies.adopted ?? "—"}</td>
               <td>
                 {canWrite && (
-                  <button type="button" class="link danger" onClick={() => archive(feature.key)} aria-label={`Archive ${feature.key}`}>
+                  <button type="button" class="link danger" disabled={archiving !== undefined} onClick={() => archive(feature.key)} aria-label={`Archive ${feature.key}`}>
                     Archive
                   </button>
                 )}

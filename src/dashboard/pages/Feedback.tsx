@@ -35,7 +35,16 @@ export function Feedback({ scope }: { scope: Scope }) {
         </span>
       </div>
       <ErrorMessage error={entries.error} />
-      {entries.data && <FeedbackList entries={shown} />}
+      {entries.data && entries.data.length === 0 ? (
+        <div class="empty">
+          <p>
+            <strong>No feedback yet.</strong> Users send it through an SDK's feedback call or the browser SDKs' feedback form; each entry shows here with its
+            feature, score and comment.
+          </p>
+        </div>
+      ) : (
+        entries.data && <FeedbackList entries={shown} />
+      )}
     </Page>
   );
 }

@@ -14,6 +14,22 @@ interface TrackedEvent {
   companyId: string | null;
   attributes: Record<string, unknown> | null;
   timestamp: string;
+  receivedAt?: string;
+}
+
+/**
+ * When an entry arrived (the order the tail shows), and the time its sender gave it when that is another one: an
+ * SDK's queued event sent today may be dated last week.
+ */
+function Arrived({ receivedAt, timestamp }: { receivedAt: string | undefined; timestamp: string }) {
+  const arrived = receivedAt ?? timestamp;
+  const dated = Math.abs(Date.parse(arrived) - Date.parse(timestamp)) > 60_000;
+  return (
+    <td>
+      {when(arrived)}
+      {dated && <div class="muted small">dated {when(timestamp)}</div>}
+    </td>
+  );
 }
 
 /** One /user or /company call as received (docs/API.md §9's entity-updates log). */
@@ -25,6 +41,7 @@ interface EntityUpdate {
   attributes: Record<string, unknown> | null;
   active: boolean;
   timestamp: string;
+  receivedAt?: string;
 }
 
 interface FeatureEvent {
@@ -110,16 +127,16 @@ export function LiveEvents({ scope }: { scope: Scope }) {
     >
       <ErrorMessage error={events.error ?? updates.error ?? featureEvents.error} />
       <p class="muted" aria-live="polite">
-        {paused ? "Paused." : "Following new events."} Showing the latest {KEEP} of each.
+        {paused ? "Paused." : "Following new events."} Newest first, in the order they arrived; the latest {KEEP} of each.
       </p>
       <TailCard
         id="events-title"
         title="Events"
         tail={events}
-        columns={["When", "Event", "User", "Company", "Attributes"]}
+        columns={["Received", "Event", "User", "Company", "Attributes"]}
         row={(event) => (
           <>
-            <td>{when(event.timestamp)}</td>
+            <Arrived receivedAt={event.receivedAt} timestamp={event.timestamp} />
             <td>{event.event}</td>
             <ConcernsCells entry={event} />
           </>
@@ -129,10 +146,10 @@ export function LiveEvents({ scope }: { scope: Scope }) {
         id="updates-title"
         title="User and company updates"
         tail={updates}
-        columns={["When", "Update", "User", "Company", "Attributes"]}
+        columns={["Received", "Update", "User", "Company", "Attributes"]}
         row={(update) => (
           <>
-            <td>{when(update.timestamp)}</td>
+            <Arrived receivedAt={update.receivedAt} timestamp={update.timestamp} />
             <td>
               {update.type}
               {!update.active && <span class="muted small"> (inactive)</span>}
@@ -145,12 +162,14 @@ export function LiveEvents({ scope }: { scope: Scope }) {
         id="feature-events-title"
         title="Feature events"
         tail={featureEvents}
-        columns={["When", "Action", "Feature", "Result", "User", "Company"]}
+        columns={["Received", "Action", "Feature", "Result", "User", "Company"]}
         row={(event) => (
           <>
             <td>{when(event.receivedAt)}</td>
             <td>{event.action}</td>
-            <td>{event.key}</td>
+            <td>
+              <EntityLink kind="features" id={event.key} />
+            </td>
             <td>
               <code>{JSON.stringify(event.evalResult ?? null)}</code>
             </td>
@@ -169,7 +188,13 @@ function TailCard<T extends { cursor: string }>({ id, title, tail, columns, row 
     <Card id={id} title={`${title} (${tail.items.length})`}>
       {/* Scrolls on its own, so every log stays in view; focusable, so a keyboard can scroll it too. */}
       <div class="tail" tabIndex={0} role="region" aria-labelledby={id}>
-        <DataTable columns={columns} rows={tail.items} rowKey={(item) => item.cursor} row={row} />
+        <DataTable
+          columns={columns}
+          rows={tail.items}
+          rowKey={(item) => item.cursor}
+          row={row}
+          empty={<p class="empty-inline">Nothing yet: entries appear here within a second of an SDK sending them with this environment's key.</p>}
+        />
       </div>
     </Card>
   );
@@ -189,7 +214,7 @@ function ConcernsCells({ entry }: { entry: { userId: string | null; companyId: s
         <EntityLink kind="companies" id={entry.companyId} />
       </td>
       <td>
-        <code class="small">{entry.attributes ? JSON.stringify(entry.attributes) : ""}</code>
+        {entry.attributes && Object.keys(entry.attributes).length > 0 && <code class="small">{JSON.stringify(entry.attributes)}</code>}
       </td>
     </>
   );

@@ -8,7 +8,7 @@ import { Pager, useCursorPages } from "../components/Pager";
 import { formChecked, formValue } from "../form";
 import { useAction } from "../hooks/useAction";
 import { useConfirm } from "../components/ConfirmDialog";
-import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
+import { ErrorMessage, Page, useLoad, when } from "../ui";
 
 interface Token {
   id: string;
@@ -85,7 +85,7 @@ export function Members({ self }: { self: Member }) {
               <td>
                 <label>
                   <span class="visually-hidden">Role of {member.email}</span>
-                  <select value={member.role} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
+                  <select value={member.role} disabled={action.busy} onChange={(event) => void act(() => api("PATCH", `/admin/members/${enc(member.id)}`, { role: (event.currentTarget as HTMLSelectElement).value }), members.reload)}>
                     <RoleOptions roles={["owner", "editor", "viewer"]} />
                   </select>
                 </label>
@@ -134,6 +134,7 @@ export function Members({ self }: { self: Member }) {
         <DataTable
           columns={["Name", "Access", "Created", "Last used", ACTIONS]}
           rows={tokens.data?.tokens}
+          empty={<p class="empty-inline">No API tokens yet. Scripts, the Reflag CLI and coding agents sign in with one: create it below.</p>}
           row={(token) => (
             <>
               <td>{token.name}</td>
@@ -172,31 +173,79 @@ interface AuditEntry {
 }
 
 const AUDIT_PAGE = 50;
-const ENTITY_KINDS = ["app", "environment", "key", "feature", "targeting", "config", "member", "token", "session"];
+const ENTITY_KINDS = ["app", "environment", "key", "feature", "targeting", "config", "stage", "segment", "member", "token", "session"];
 
-/** The audit log (API.md §8), paged oldest first as the API pages it, with its entity and actor filters. */
+/** Who and what an entry names, in words: emails, keys and names, never a bare id when the page knows better. */
+function useNames(apps: AppRecord[], members: Member[] | undefined, entries: AuditEntry[] | undefined) {
+  const appNames = new Map(apps.map((app) => [app.id, app.name]));
+  const environmentNames = new Map(apps.flatMap((app) => app.environments.map((environment) => [environment.id, `${environment.name} (${app.name})`] as const)));
+  const emails = new Map((members ?? []).map((member) => [member.id, member.email]));
+  // Removed members are known from the entries themselves (their own actions, their creation and removal).
+  for (const entry of entries ?? []) {
+    if (entry.actor.kind === "member" && entry.actor.email && !emails.has(entry.actor.id)) emails.set(entry.actor.id, entry.actor.email);
+    const email = (entry.details as { email?: unknown } | null)?.email;
+    if (entry.entity.kind === "member" && typeof email === "string" && !emails.has(entry.entity.id)) emails.set(entry.entity.id, email);
+  }
+  const detail = (entry: AuditEntry, name: string) => {
+    const value = (entry.details as Record<string, unknown> | null)?.[name];
+    return typeof value === "string" ? value : undefined;
+  };
+  const actor = (entry: AuditEntry) => {
+    if (entry.actor.kind === "admin") return "admin token";
+    if (entry.actor.kind === "anonymous") return "someone signed out";
+    const email = entry.actor.email ?? emails.get(entry.actor.id);
+    return entry.actor.kind === "token" ? `${email ?? "a member"} (API token)` : (email ?? "a removed member");
+  };
+  const target = (entry: AuditEntry): string => {
+    const { kind, id, key, environmentId } = entry.entity;
+    const where = environmentId ? ` in ${environmentNames.get(environmentId) ?? "a deleted environment"}` : "";
+    if (key) return `${kind} ${key}${where}`;
+    switch (kind) {
+      case "app":
+        return `app ${appNames.get(id) ?? detail(entry, "name") ?? "(deleted)"}`;
+      case "environment":
+      case "key":
+        return `${kind} of ${environmentNames.get(id) ?? "a deleted environment"}`;
+      case "member":
+        return `member ${emails.get(id) ?? "(removed)"}`;
+      case "session":
+        return `session of ${detail(entry, "email") ?? actor(entry)}`;
+      case "token":
+        return `token ${detail(entry, "name") ?? ""}`.trim();
+      default:
+        return detail(entry, "name") ? `${kind} ${detail(entry, "name")}` : kind;
+    }
+  };
+  return { actor, target };
+}
+
+/** The audit log (API.md §8): newest first, actors by email and targets by name, filtered by who, feature, kind and date. */
 export function Audit({ apps = [] }: { apps?: AppRecord[] }) {
   const members = useLoad(() => get<{ members: Member[] }>("/admin/members"), []);
-  const [filters, setFilters] = useState({ entity: "", actor: "" });
+  const [filters, setFilters] = useState({ entity: "", actor: "", key: "", until: "" });
   const pages = useCursorPages();
   const cursor = pages.cursor;
   const page = useLoad(() => {
-    const query = new URLSearchParams({ limit: String(AUDIT_PAGE) });
+    const query = new URLSearchParams({ limit: String(AUDIT_PAGE), order: "newest" });
     if (cursor) query.set("after", cursor);
     if (filters.entity) query.set("entity", filters.entity);
     if (filters.actor) query.set("actor", filters.actor);
+    if (filters.key) query.set("key", filters.key);
+    // The whole chosen day, in the viewer's time zone.
+    if (filters.until) query.set("until", new Date(`${filters.until}T23:59:59.999`).toISOString());
     return get<{ entries: AuditEntry[]; next: string }>(`/admin/audit?${query}`);
-  }, [cursor, filters.entity, filters.actor]);
+  }, [cursor, filters.entity, filters.actor, filters.key, filters.until]);
+  const names = useNames(apps, members.data?.members, page.data?.entries);
   const apply = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     pages.first();
-    setFilters({ entity: formValue(form, "entity").trim(), actor: formValue(form, "actor") });
+    setFilters({ entity: formValue(form, "entity"), actor: formValue(form, "actor"), key: formValue(form, "key").trim(), until: formValue(form, "until") });
   };
+  const filtered = Object.values(filters).some(Boolean);
   return (
-    <Page title="Audit log">
-      <form class="inline" onSubmit={apply} aria-label="Filter the audit log">
-        <Field label="Entity kind" name="entity" suggestions={{ id: "entity-kinds", values: ENTITY_KINDS }} />
+    <Page title="Audit log" subtitle="Every change and sign-in on this Switchyard, newest first.">
+      <form class="inline card" onSubmit={apply} aria-label="Filter the audit log">
         <Field label="Who">
           <select name="actor">
             <option value="">anyone</option>
@@ -206,25 +255,36 @@ export function Audit({ apps = [] }: { apps?: AppRecord[] }) {
             ))}
           </select>
         </Field>
+        <Field label="Feature key" name="key" placeholder="any feature" />
+        <Field label="Kind">
+          <select name="entity">
+            <option value="">any kind</option>
+            {ENTITY_KINDS.map((kind) => (
+              <option value={kind}>{kind}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="On or before" name="until" type="date" />
         <button type="submit">Filter</button>
       </form>
-      <ErrorMessage error={page.error} />
+      <ErrorMessage error={page.error ?? members.error} />
       <DataTable
-        columns={["When", "Who", "Action", "Entity"]}
+        columns={["When", "Who", "Action", "What"]}
         rows={page.data?.entries}
         row={(entry) => (
           <>
             <td>{when(entry.at)}</td>
-            <td>{actorName(entry.actor)}</td>
-            <td>{entry.action}</td>
+            <td>{names.actor(entry)}</td>
             <td>
-              {entry.entity.kind} <code>{entry.entity.key ?? entry.entity.id}</code>
+              <code>{entry.action}</code>
             </td>
+            <td>{names.target(entry)}</td>
           </>
         )}
+        empty={<p class="empty-inline">{filtered ? "No entries match these filters." : "Nothing has happened yet."}</p>}
       />
       {/* A full page is the only sign that another may follow: the audit API always answers with a cursor. */}
-      <Pager pages={pages} next={page.data && page.data.entries.length >= AUDIT_PAGE && page.data.next} />
+      <Pager pages={pages} next={page.data && page.data.entries.length >= AUDIT_PAGE && page.data.next} noun="entries" />
     </Page>
   );
 }

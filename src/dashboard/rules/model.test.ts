@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffLines } from "../diff";
-import { describe as describeFilter, filterOfType, stateOf, thresholdOf, valuesFor, type Filter } from "./model";
+import { describe as describeFilter, filterOfType, localIssues, stateOf, thresholdOf, tidy, valuesFor, type Filter } from "./model";
 
 const on: Filter = { type: "constant", value: true };
 const off: Filter = { type: "constant", value: false };
@@ -57,5 +57,24 @@ describe("history diff", () => {
       { kind: "same", text: "c" },
     ]);
     expect(diffLines("", "a")).toEqual([{ kind: "added", text: "a" }]);
+  });
+});
+
+describe("localIssues", () => {
+  it("refuses an empty value where the operator compares one, at the server's path", () => {
+    expect(localIssues({ type: "context", field: "company.plan", operator: "IS", values: [""] }, "rules.0.filter")).toEqual([{ path: "rules.0.filter.values", message: expect.stringContaining("Enter a value") }]);
+    expect(localIssues({ type: "context", field: "company.seats", operator: "GT", values: [""] }, "rules.0.filter")).toHaveLength(1);
+    expect(localIssues({ type: "context", field: "company.seats", operator: "GT", values: ["ten"] }, "rules.0.filter")[0]!.message).toBe("Enter a number.");
+    expect(localIssues({ type: "context", field: "company.id", operator: "ANY_OF", values: ["", " "] }, "rules.0.filter")[0]!.message).toBe("Enter at least one value.");
+  });
+
+  it("accepts operators without values, and finds issues deep in groups and negations", () => {
+    expect(localIssues({ type: "context", field: "user.email", operator: "SET" }, "rules.0.filter")).toEqual([]);
+    const tree = { type: "group", operator: "and", filters: [{ type: "negation", filter: { type: "context", field: "", operator: "IS", values: ["x"] } }, { type: "segment", segmentId: "" }] } as const;
+    expect(localIssues(tree as never, "rules.1.filter").map((issue) => issue.path)).toEqual(["rules.1.filter.filters.0.filter.field", "rules.1.filter.filters.1.segmentId"]);
+  });
+
+  it("drops blank lines of a list when saving", () => {
+    expect(tidy({ type: "context", field: "company.id", operator: "ANY_OF", values: ["acme", "", "initech"] })).toEqual({ type: "context", field: "company.id", operator: "ANY_OF", values: ["acme", "initech"] });
   });
 });

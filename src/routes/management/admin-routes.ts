@@ -17,6 +17,7 @@ import { planApp, planEnvironment } from "../../tenancy/tenancy-repository.js";
 import { segmentRefs } from "../../segments/inline.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";
 import { envelopeFor, submitChange } from "../kit/submit.js";
+import { StageRepository } from "../../stages/stage-repository.js";
 import { presentApp, presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -58,6 +59,25 @@ const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services
 const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
 /** The management API of API.md §6 (apps, environments, keys, features, rules, history). Every write is a change (src/management). */
+/**
+ * A feature's `stage` given by name (API.md §6, §10) is the app's release stage of that name, case-insensitive (or
+ * its id): the feature is put in it (its targeting is left as it is; PUT .../stage also applies the stage's). A name
+ * that is no release stage is a 400 listing the stages. Nothing when the body names no stage.
+ */
+function releaseStageOf(context: Context, stage: string | null | undefined): { stage?: string | null; stageId?: string | null } {
+  if (typeof stage !== "string") return {};
+  const wanted = stage.trim();
+  if (wanted === "") return { stage: null, stageId: null };
+  const stages = new StageRepository(context.services.store).listStages(context.params.appId!);
+  if (!stages) return {};
+  const found = stages.find((each) => each.id === wanted) ?? stages.find((each) => each.name.toLowerCase() === wanted.toLowerCase());
+  if (!found) {
+    const names = [...stages].sort((a, b) => a.order - b.order).map((each) => each.name);
+    throw new ServiceError("INVALID_BODY", undefined, [{ path: "stage", message: `No release stage "${wanted}" in this app; its stages are: ${names.join(", ")}` }]);
+  }
+  return { stage: found.name, stageId: found.id };
+}
+
 export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
@@ -119,7 +139,8 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const environment = context.services.tenancy.getEnvironment(context.params.envId!);
       if (!environment) throw new ServiceError("NOT_FOUND", `No environment ${context.params.envId}.`);
       const fresh = newKey(kind, environment.name);
-      await submitChange(context, "key.rotate", { environmentId: environment.id, kind, digest: digestKey(fresh), hint: maskKey(fresh) });
+      // A publishable key is public (API.md §1): kept in full; a secret key only as its mask.
+      await submitChange(context, "key.rotate", { environmentId: environment.id, kind, digest: digestKey(fresh), hint: kind === "publishable" ? fresh : maskKey(fresh) });
       return ok({ key: fresh });
     }),
   ],
@@ -136,7 +157,8 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "/admin/apps/:appId/features/:key",
     write(BODY_LIMITS.admin, async (context) => {
       const featureKey = featureKeyParam(context);
-      const fields = body(context, PutFeatureBody);
+      const given = body(context, PutFeatureBody);
+      const fields = { ...given, ...releaseStageOf(context, given.stage) };
       const { feature } = await submitChange(context, "feature.put", { appId: context.params.appId!, featureKey, featureId: newFeatureId(), fields });
       return ok({ feature: presentFeature(feature) });
     }),

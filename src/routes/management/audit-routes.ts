@@ -27,8 +27,10 @@ export const AUDIT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     managementRoute("read", BODY_LIMITS.none, (context) => {
       const query = new URLSearchParams(context.request.query);
       const { after, limit } = parseListQuery(query.get("after"), query.get("limit"));
-      const filter = { actor: filterValue(query, "actor"), entity: filterValue(query, "entity") };
-      return ok(context.services.accounts.audit.page(filter, after, limit));
+      const filter = { actor: filterValue(query, "actor"), entity: filterValue(query, "entity"), key: filterValue(query, "key"), until: filterValue(query, "until") };
+      const order = filterValue(query, "order");
+      if (order !== undefined && order !== "newest" && order !== "oldest") throw new ServiceError("INVALID_QUERY", undefined, [{ path: "order", message: "must be newest or oldest" }]);
+      return ok(context.services.accounts.audit.page(filter, after, limit, order === "newest"));
     }),
   ],
   [

@@ -1,6 +1,7 @@
 /**
- * The server-rendered page where a member signs in and approves (or denies) an editor. Deliberately plain: no script,
- * no external assets; the dashboard, when it exists, may take this role over.
+ * The server-rendered page where a member approves (or denies) an editor: one click for a member signed in to the
+ * dashboard in this browser, else a sign-in and approve form. No script, no external assets; the dashboard's look
+ * (colours, type, a card) in one inline style sheet.
  */
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[character]!);
@@ -16,12 +17,20 @@ export const PAGE_HEADERS = {
 } as const;
 
 const STYLE =
-  "body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}" +
-  "label{display:block;margin:.8rem 0 .2rem}input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box}" +
-  "button{margin:1.2rem .5rem 0 0;padding:.5rem 1.2rem}.error{color:#b00020}.muted{color:#666;font-size:.9rem}";
+  "body{margin:0;font:16px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#17202e;background:#f4f6f9}" +
+  "main{max-width:28rem;margin:8vh auto 2rem;background:#fff;padding:32px;border:1px solid #d6dae1;border-radius:8px;box-shadow:0 1px 3px rgb(0 0 0/6%)}" +
+  "@media (max-width:480px){main{margin:0;border:none;border-radius:0;padding:24px 16px}}" +
+  ".brand{display:flex;align-items:center;gap:8px;font-weight:700;margin-bottom:24px}.mark{width:22px;height:22px;border-radius:6px;background:linear-gradient(135deg,#1d4ed8 0 50%,#0f9f6e 50% 100%)}" +
+  "h1{font-size:1.5rem;line-height:1.25;margin:0 0 12px}p{margin:0 0 12px}code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em}" +
+  "label{display:block;margin:12px 0 4px;font-size:.8125rem;font-weight:500}" +
+  "input[type=email],input[type=password]{width:100%;box-sizing:border-box;font:inherit;padding:6px 10px;min-height:36px;border:1px solid #7b8494;border-radius:6px}" +
+  ".actions{display:flex;flex-wrap:wrap;gap:8px;margin-top:20px}button{font:inherit;font-weight:500;cursor:pointer;padding:6px 14px;min-height:36px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff}" +
+  "button.secondary{background:#fff;color:#1d4ed8;border-color:#b7bec9}:focus-visible{outline:3px solid #f4b400;outline-offset:2px}" +
+  ".who{background:#e8eefc;border-radius:6px;padding:8px 12px}.error{background:#fdecec;border:1px solid #f3b8b8;color:#7a1014;padding:8px 12px;border-radius:6px}" +
+  ".muted{color:#4d5562;font-size:.875rem}details{margin-top:20px}summary{cursor:pointer;color:#1d4ed8}";
 
 function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><div class="brand"><span class="mark" aria-hidden="true"></span>Switchyard</div>${body}</main></body></html>`;
 }
 
 export interface ApprovalPage {
@@ -32,12 +41,26 @@ export interface ApprovalPage {
   params: Record<string, string>;
   email?: string;
   error?: string;
+  /** A member signed in to the dashboard in this browser: approving takes one click, with the session's CSRF token. */
+  signedIn?: { email: string; csrfToken: string };
 }
 
 export function approvalPage(page: ApprovalPage): string {
   const hidden = Object.entries(page.params)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join("");
+  const deny = `<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button>`;
+  const passwordForm = (approve: string) =>
+    `<form method="post">${hidden}` +
+    `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(page.email ?? "")}">` +
+    `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
+    `<div class="actions"><button type="submit" name="decision" value="approve">${approve}</button>${deny}</div></form>`;
+  const body = page.signedIn
+    ? `<p class="who">Signed in as <strong>${escapeHtml(page.signedIn.email)}</strong>.</p>` +
+      `<form method="post">${hidden}<input type="hidden" name="csrf" value="${escapeHtml(page.signedIn.csrfToken)}">` +
+      `<div class="actions"><button type="submit" name="decision" value="approve">Approve as ${escapeHtml(page.signedIn.email)}</button>${deny}</div></form>` +
+      `<details><summary>Approve as someone else</summary>${passwordForm("Sign in and approve")}</details>`
+    : passwordForm("Sign in and approve");
   return layout(
     "Approve an editor — Switchyard",
     `<h1>Approve ${escapeHtml(page.clientName)}</h1>` +
@@ -45,11 +68,7 @@ export function approvalPage(page: ApprovalPage): string {
       `read apps, flags and feedback, create flags and change their targeting, with your role.</p>` +
       `<p class="muted">It gets a token that expires in ${page.tokenDays} days and appears in your token list, where you can revoke it.</p>` +
       (page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : "") +
-      `<form method="post">${hidden}` +
-      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(page.email ?? "")}">` +
-      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
-      `<button type="submit" name="decision" value="approve">Sign in and approve</button>` +
-      `<button type="submit" name="decision" value="deny" formnovalidate>Deny</button></form>`,
+      body,
   );
 }
 

@@ -7,7 +7,10 @@
 import { normaliseEmail } from "../../../accounts/account-repository.js";
 import { checkOrigin } from "../../kit/csrf.js";
 import { ANONYMOUS_ACTOR } from "../../../accounts/principal.js";
-import { digestSecret } from "../../../accounts/secrets.js";
+import { readCookie, SESSION_COOKIE } from "../../kit/cookies.js";
+import type { MemberRecord } from "../../../accounts/account-records.js";
+import { csrfTokenFor, digestSecret } from "../../../accounts/secrets.js";
+import { timingSafeEqual } from "node:crypto";
 import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
 import type { HttpMethod } from "../../kit/router.js";
 import type { ApiResponse } from "../../../http/types.js";
@@ -23,6 +26,13 @@ import { formParams } from "./oauth-responses.js";
 
 type Context = RouteContext<Services>;
 
+/** Constant-time comparison of two secrets of any length. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 const DAY_MS = 86_400_000;
 
 function html(status: number, body: string): ApiResponse {
@@ -33,7 +43,17 @@ function redirect(location: string): ApiResponse {
   return { status: 302, headers: { location, "cache-control": "no-store", "referrer-policy": "no-referrer" }, body: "" };
 }
 
+/** The member signed in to the dashboard in this browser (a live session cookie), with that session's CSRF token. */
+function signedInMember(context: Context): { member: MemberRecord; csrfToken: string } | undefined {
+  const secret = readCookie(context.request.headers.cookie, SESSION_COOKIE);
+  if (secret === undefined) return undefined;
+  const live = context.services.accounts.credentials.liveSession(secret);
+  const member = live && context.services.accounts.repository.getMember(live.session.memberId);
+  return member ? { member, csrfToken: csrfTokenFor(secret) } : undefined;
+}
+
 function pageFor(context: Context, request: AuthorizationRequest, status: number, extra: { email?: string; error?: string } = {}): ApiResponse {
+  const session = signedInMember(context);
   return html(
     status,
     approvalPage({
@@ -41,6 +61,7 @@ function pageFor(context: Context, request: AuthorizationRequest, status: number
       redirectHost: new URL(request.redirectUri).host || request.redirectUri.split(":")[0]!,
       tokenDays: Math.max(1, Math.round(context.services.config.accounts.oauthTokenTtlMs / DAY_MS)),
       params: request.params,
+      ...(session ? { signedIn: { email: session.member.email, csrfToken: session.csrfToken } } : {}),
       ...extra,
     }),
   );
@@ -73,6 +94,14 @@ async function decide(context: Context): Promise<ApiResponse> {
   const { value } = request;
   if (form.get("decision") !== "approve") return redirect(redirectTo(value.redirectUri, { error: "access_denied", error_description: "The member denied access.", state: value.state }));
 
+  // One click for a member signed in here: the session's CSRF token in the form proves the page was this service's.
+  const csrf = form.get("csrf");
+  if (csrf !== null) {
+    const session = signedInMember(context);
+    if (!session || !sameSecret(csrf, session.csrfToken)) return pageFor(context, value, 403, { error: "Your session ended or the page is stale: approve again." });
+    return issueCode(context, value, session.member);
+  }
+
   const email = normaliseEmail(form.get("email") ?? "").slice(0, 254);
   const password = form.get("password") ?? "";
   const { accounts } = services;
@@ -91,7 +120,11 @@ async function decide(context: Context): Promise<ApiResponse> {
     return pageFor(context, value, 401, { email, error: "The email or password is not valid." });
   }
   accounts.throttle.succeeded(attempt);
+  return issueCode(context, value, member);
+}
 
+/** A one-time code for the approving member (an audited `oauth-code.issue`), and the browser back to the editor. */
+async function issueCode(context: Context, value: AuthorizationRequest, member: MemberRecord): Promise<ApiResponse> {
   const code = randomBase62(43);
   const envelope = envelopeFor(context, { kind: "member", id: member.id, email: member.email });
   const record = {

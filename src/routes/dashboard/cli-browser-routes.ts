@@ -1,0 +1,108 @@
+/**
+ * The browser ends of the Reflag CLI (API.md §10), served where `/dashboard/` is: `reflag login` leaves the browser
+ * on `/cli-login/success` (or `/cli-login/error?error=…`), and `reflag flags create` prints
+ * `<base>/envs/<envSegment>/features/<featureSegment>`, which redirects to that feature's dashboard page (§9).
+ */
+import { errorFor } from "../../http/responses.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import type { ApiResponse } from "../../http/types.js";
+import type { Services } from "../kit/services.js";
+import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
+
+type Context = RouteContext<Services>;
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[character]!);
+
+/** No script, nothing loaded from elsewhere, never framed; the page's one style sheet is inline. */
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "x-frame-options": "DENY",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+} as const;
+
+/** The dashboard's look (its colours, type and card), for a page that has no script. */
+const STYLE =
+  "body{margin:0;font:16px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#17202e;background:#f4f6f9}" +
+  "main{max-width:27rem;margin:10vh auto 2rem;background:#fff;padding:32px;border:1px solid #d6dae1;border-radius:8px;box-shadow:0 1px 3px rgb(0 0 0/6%)}" +
+  "h1{font-size:1.5rem;line-height:1.25;margin:0 0 12px}p{margin:0 0 12px}a{color:#1d4ed8}.brand{display:flex;align-items:center;gap:8px;font-weight:700;margin-bottom:24px}" +
+  ".mark{width:22px;height:22px;border-radius:6px;background:linear-gradient(135deg,#1d4ed8 0 50%,#0f9f6e 50% 100%)}" +
+  ".ok{color:#166534;font-weight:600}.error{background:#fdecec;border:1px solid #f3b8b8;color:#7a1014;padding:8px 12px;border-radius:6px}";
+
+function page(status: number, title: string, body: string): ApiResponse {
+  return {
+    status,
+    headers: { ...PAGE_HEADERS },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Switchyard</title><style>${STYLE}</style></head><body><main><div class="brand"><span class="mark" aria-hidden="true"></span>Switchyard</div>${body}</main></body></html>`,
+  };
+}
+
+function signedIn(): ApiResponse {
+  return page(
+    200,
+    "CLI signed in",
+    `<h1>The CLI is signed in</h1><p class="ok">You can close this tab and go back to your terminal.</p><p>To manage features in the browser, open <a href="/dashboard/">the dashboard</a>.</p>`,
+  );
+}
+
+function loginFailed(context: Context): ApiResponse {
+  const message = new URLSearchParams(context.request.query).get("error") || "The sign-in did not finish.";
+  return page(
+    200,
+    "CLI sign-in failed",
+    `<h1>The CLI could not sign in</h1><p class="error" role="alert">${escapeHtml(message.slice(0, 500))}</p><p>Run <code>reflag login</code> again in your terminal.</p>`,
+  );
+}
+
+/**
+ * The id a CLI link segment names (`<slug of the name>-<id>`): the whole segment if that is an id, else its longest
+ * suffix after a `-` that is one. Undefined when none is.
+ */
+function resolveSegment<T>(segment: string, lookup: (id: string) => T | undefined): T | undefined {
+  const whole = lookup(segment);
+  if (whole !== undefined) return whole;
+  for (let at = segment.indexOf("-"); at >= 0; at = segment.indexOf("-", at + 1)) {
+    const found = lookup(segment.slice(at + 1));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function environmentOf(context: Context): EnvironmentRecord | undefined {
+  const segment = decodeURIComponent(context.params.envSegment ?? "");
+  return resolveSegment(segment, (id) => context.services.tenancy.getEnvironment(id));
+}
+
+function redirect(location: string): ApiResponse {
+  return { status: 302, headers: { location, "cache-control": "no-store" }, body: "" };
+}
+
+const dashboardPath = (environment: EnvironmentRecord) => `/dashboard/#/apps/${encodeURIComponent(environment.appId)}/environments/${encodeURIComponent(environment.id)}/features`;
+
+function toEnvironment(context: Context): ApiResponse {
+  const environment = environmentOf(context);
+  if (!environment) return errorFor("NOT_FOUND", `No environment ${context.params.envSegment}.`);
+  return redirect(dashboardPath(environment));
+}
+
+function toFeature(context: Context): ApiResponse {
+  const environment = environmentOf(context);
+  if (!environment) return errorFor("NOT_FOUND", `No environment ${context.params.envSegment}.`);
+  const segment = decodeURIComponent(context.params.featureSegment ?? "");
+  const feature = resolveSegment(segment, (id) => context.services.features.getFeatureById(environment.appId, id));
+  if (!feature) return errorFor("NOT_FOUND", `No feature ${segment} in the app of environment ${environment.id}.`);
+  return redirect(`${dashboardPath(environment)}/${encodeURIComponent(feature.key)}`);
+}
+
+const route = (handle: (context: Context) => ApiResponse): RouteSpec<Services> => ({ access: "public", bodyLimit: BODY_LIMITS.none, cors: false, handle });
+
+export const CLI_BROWSER_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["GET", "/cli-login/success", route(signedIn)],
+  ["GET", "/cli-login/error", route(loginFailed)],
+  ["GET", "/envs/:envSegment", route(toEnvironment)],
+  ["GET", "/envs/:envSegment/features/:featureSegment", route(toFeature)],
+];
