@@ -12,7 +12,7 @@ import { AuditLog } from "./accounts/audit-log.js";
 import { Credentials } from "./routes/kit/credentials.js";
 import { PasswordHasher } from "./accounts/passwords.js";
 import { SignInThrottle } from "./accounts/sign-in-throttle.js";
-import { rewriteAdminTokenFile } from "./config/admin-token.js";
+import { rewriteAdminTokenFile } from "./accounts/admin-token.js";
 import type { Config } from "./config/config.js";
 import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";

@@ -1,5 +1,5 @@
 import type { Config } from "../config/config.js";
-import { resolveAdminToken } from "../config/admin-token.js";
+import { resolveAdminToken } from "./admin-token.js";
 import type { Logger } from "../observability/logger.js";
 import { digestKey } from "../tenancy/identifiers.js";
 import { matchesDigest } from "../tenancy/key-index.js";

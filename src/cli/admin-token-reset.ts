@@ -1,4 +1,4 @@
-import { newAdminToken, rewriteAdminTokenFile } from "../config/admin-token.js";
+import { newAdminToken, rewriteAdminTokenFile } from "../accounts/admin-token.js";
 import type { Config } from "../config/config.js";
 import { LocalManagementLog } from "../management/management-log.js";
 import { newEnvelope } from "../management/envelope.js";

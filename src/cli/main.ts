@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { commandCredential, readCliEnvironment } from "../config/cli-environment.js";
+import { commandCredential, readCliEnvironment } from "./environment.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { startService } from "../main.js";
 import { AdminClient } from "./admin-client.js";
@@ -282,7 +282,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
 }
 
 async function run(): Promise<void> {
-  if (isOperationsCommand(process.argv.slice(2))) return runOperationsCommand(process.argv.slice(2));
+  if (isOperationsCommand(process.argv.slice(2))) return runOperationsCommand(process.argv.slice(2), CLI_ENVIRONMENT);
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: {

@@ -2,11 +2,11 @@
  * `switchyard backup | restore | export | import [unleash]` (API.md §13). Each prints the JSON answer on stdout and
  * exits 0 only on success; a refused request prints the service's error answer and exits 1.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
-import { downloadBackup } from "../operations/backup-download.js";
+import { AdminClient, AnswerError } from "./admin-client.js";
+import { commandCredential, type CliEnvironment } from "./environment.js";
+import { downloadBackup } from "./backup-download.js";
 import { restoreBackup } from "../operations/restore.js";
 
 export const OPERATIONS_USAGE = `Operations (docs/OPERATIONS.md; API.md §13):
@@ -22,39 +22,6 @@ const COMMANDS = new Set(["backup", "restore", "export", "import"]);
 
 export function isOperationsCommand(argv: readonly string[]): boolean {
   return argv.length > 0 && COMMANDS.has(argv[0]!);
-}
-
-/** A refusal whose answer is printed as it came (the service's error envelope), then exit 1. */
-export class AnswerError extends Error {
-  constructor(readonly answer: unknown) {
-    super(JSON.stringify(answer));
-  }
-}
-
-function credential(explicit: string | undefined): string {
-  if (explicit) return explicit;
-  if (process.env.SWITCHYARD_TOKEN) return process.env.SWITCHYARD_TOKEN;
-  if (process.env.SWITCHYARD_ADMIN_TOKEN) return process.env.SWITCHYARD_ADMIN_TOKEN;
-  const file = join(process.env.SWITCHYARD_DATA_DIR ?? "./data", ADMIN_TOKEN_FILE);
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  throw new Error("No credential: pass --token, set SWITCHYARD_TOKEN or SWITCHYARD_ADMIN_TOKEN, or run where the data dir is.");
-}
-
-async function call(url: string, token: string, method: string, path: string, body?: string): Promise<Record<string, unknown>> {
-  const response = await fetch(new URL(path, url), {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body,
-  });
-  const text = await response.text();
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`${method} ${path}: HTTP ${response.status}, not JSON: ${text.slice(0, 200)}`);
-  }
-  if (!response.ok || answer.success !== true) throw new AnswerError(answer);
-  return answer;
 }
 
 function required(value: string | undefined, name: string): string {
@@ -73,7 +40,7 @@ function environmentMapping(pairs: string[]): Record<string, string> {
   return mapping;
 }
 
-async function run(argv: string[]): Promise<unknown> {
+async function run(argv: string[], environment: CliEnvironment): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -92,17 +59,18 @@ async function run(argv: string[]): Promise<unknown> {
   });
   const [command, first, second] = positionals;
   if (command === "restore") {
-    const dataDir = values["data-dir"] ?? process.env.SWITCHYARD_DATA_DIR ?? "./data";
+    const dataDir = values["data-dir"] ?? environment.dataDir;
     return restoreBackup(required(first, "FILE"), dataDir);
   }
-  const url = values.url ?? `http://127.0.0.1:${process.env.SWITCHYARD_PORT ?? "3000"}`;
-  const token = credential(values.token);
+  const url = values.url ?? environment.serviceUrl;
+  const token = commandCredential(values.token, environment);
+  const client = new AdminClient(url, token);
   const dryRun = values["dry-run"] === true ? "?dryRun=true" : "";
   switch (command) {
     case "backup":
       return downloadBackup(url, token, required(values.out, "--out FILE"));
     case "export": {
-      const answer = await call(url, token, "GET", `/admin/apps/${encodeURIComponent(required(first, "APP_ID"))}/export`);
+      const answer = await client.call("GET", `/admin/apps/${encodeURIComponent(required(first, "APP_ID"))}/export`);
       if (values.out === undefined) return answer.document;
       writeFileSync(values.out, `${JSON.stringify(answer.document, null, 2)}\n`);
       return { success: true, file: values.out };
@@ -111,16 +79,16 @@ async function run(argv: string[]): Promise<unknown> {
       if (first === "unleash") {
         const body: Record<string, unknown> = {
           url: required(values["unleash-url"], "--unleash-url URL"),
-          token: required(values["unleash-token"] ?? process.env.UNLEASH_TOKEN, "--unleash-token TOKEN (or UNLEASH_TOKEN)"),
+          token: required(values["unleash-token"] ?? environment.unleashToken, "--unleash-token TOKEN (or UNLEASH_TOKEN)"),
           environments: environmentMapping(values.env ?? []),
         };
         if (values.project !== undefined) body.project = values.project;
         if (values["context-mapping"] !== undefined) body.contextMapping = JSON.parse(readFileSync(values["context-mapping"], "utf8")) as unknown;
-        return call(url, token, "POST", `/admin/apps/${encodeURIComponent(required(second, "APP_ID"))}/import/unleash${dryRun}`, JSON.stringify(body));
+        return client.call("POST", `/admin/apps/${encodeURIComponent(required(second, "APP_ID"))}/import/unleash${dryRun}`, body);
       }
       // Sent as written: the service validates it and names each problem by its path in the file.
       const text = readFileSync(required(second, "FILE"), "utf8");
-      return call(url, token, "POST", `/admin/apps/${encodeURIComponent(required(first, "APP_ID"))}/import${dryRun}`, text);
+      return client.call("POST", `/admin/apps/${encodeURIComponent(required(first, "APP_ID"))}/import${dryRun}`, undefined, text);
     }
     default:
       throw new Error(OPERATIONS_USAGE);
@@ -128,9 +96,9 @@ async function run(argv: string[]): Promise<unknown> {
 }
 
 /** Runs one operations command and sets the exit code (0 only on success). */
-export async function runOperationsCommand(argv: string[]): Promise<void> {
+export async function runOperationsCommand(argv: string[], environment: CliEnvironment): Promise<void> {
   try {
-    const result = await run(argv);
+    const result = await run(argv, environment);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (error) {
     if (error instanceof AnswerError) process.stdout.write(`${JSON.stringify(error.answer, null, 2)}\n`);

@@ -14,7 +14,6 @@ import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
 import { ScopeContext, type FreshKeys, type Scope } from "./scope";
 
-export type { Scope } from "./scope";
 
 type Boot =
   | { state: "loading" }

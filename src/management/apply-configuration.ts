@@ -5,7 +5,8 @@ import type { FeatureRecord } from "../features/feature-records.js";
 import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import { flagStateList, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
-import { prepareTargeting, segmentLookup } from "./targeting-writes.js";
+import { segmentLookup } from "./targeting-writes.js";
+import { prepareTargeting } from "../segments/inline.js";
 import { applyOptIn } from "../optin/opt-in-store.js";
 
 type ConfigurationAppliers = Pick<

@@ -6,7 +6,8 @@ import type { ApplyContext, Appliers } from "./apply-context.js";
 import type { StagedFeature } from "./changes.js";
 import { refused } from "./outcome.js";
 import { segmentRefs } from "../segments/inline.js";
-import { prepareTargeting, saveTargeting, segmentLookup, type PreparedTargeting } from "./targeting-writes.js";
+import { saveTargeting, segmentLookup } from "./targeting-writes.js";
+import { prepareTargeting, type PreparedTargeting } from "../segments/inline.js";
 
 type StageAppliers = Pick<Appliers, "stage.create" | "stage.update" | "stage.delete" | "feature.stage">;
 

@@ -12,8 +12,8 @@ import { SURVEY_APPLIERS } from "./apply-surveys.js";
 import { SegmentRepository } from "../segments/segment-repository.js";
 import { SEGMENT_APPLIERS } from "./apply-segments.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
-import { applyFlagsImport } from "../operations/apply-import.js";
-import { applyBackupCreate } from "../operations/backup-audit.js";
+import { applyFlagsImport } from "./apply-import.js";
+import { applyBackupCreate } from "./apply-backup-audit.js";
 import type { ChangeOf, ChangeType } from "./changes.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 

@@ -16,7 +16,7 @@ import type { SegmentRecord } from "../segments/segment-records.js";
 import type { StageRecord } from "../stages/stage-records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
-import type { FlagsImportBody, FlagsImportResult } from "../operations/apply-import.js";
+import type { FlagsImportBody, FlagsImportResult } from "../operations/import-plan.js";
 
 export interface StageChanges {
   name?: string;

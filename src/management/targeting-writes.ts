@@ -4,22 +4,11 @@
  */
 import type { HistoryLink } from "../features/feature-records.js";
 import type { ApplyContext } from "./apply-context.js";
-import { inlineTargeting, segmentRefs } from "../segments/inline.js";
-
-type Lookup = (segmentId: string) => { filter: unknown } | undefined;
-
-export type PreparedTargeting = { ok: true; served: unknown[]; segmentRules: unknown[] | undefined } | { ok: false; message: string };
+import type { PreparedTargeting, SegmentLookup } from "../segments/inline.js";
 
 /** The segments of an app as stored, or with `override` in place of one of them (a change about to write it). */
-export function segmentLookup(context: ApplyContext, appId: string, override?: { id: string; filter: unknown }): Lookup {
+export function segmentLookup(context: ApplyContext, appId: string, override?: { id: string; filter: unknown }): SegmentLookup {
   return (segmentId) => (override && segmentId === override.id ? override : context.segments.getSegment(appId, segmentId));
-}
-
-/** `authored` (which may name segments) inlined and checked as plain targeting. */
-export function prepareTargeting(authored: unknown[], lookup: Lookup): PreparedTargeting {
-  const inlined = inlineTargeting(authored, lookup);
-  if (!inlined.ok) return inlined;
-  return { ok: true, served: inlined.value, segmentRules: segmentRefs(authored).size > 0 ? authored : undefined };
 }
 
 /** Saves prepared targeting as the feature's new version in one environment (which must hold the feature). */

@@ -313,3 +313,12 @@ export function validateFlagsDocument(input: unknown, target: DocumentTarget, ap
   if (issues.length > 0) return { ok: false, issues: issues.slice(0, MAX_REPORTED_ISSUES) };
   return { ok: true, document };
 }
+
+/** A place where an imported feature is not exactly what its source served (API.md §13.3 `warnings`). */
+export interface ImportWarning {
+  key: string;
+  environment: string;
+  strategyId?: string;
+  code: string;
+  message: string;
+}

@@ -8,7 +8,7 @@ import type { ValidationIssue } from "../errors/catalogue.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../features/feature-records.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
-import { prepareTargeting } from "../segments/targeting-writes.js";
+import { prepareTargeting } from "../segments/inline.js";
 import type { StageRecord } from "../stages/stage-records.js";
 import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { byId, byName, readAppFlags, type AppFlags, type FlagRepositories } from "./app-flags.js";
@@ -209,3 +209,15 @@ function requireId(ids: Record<string, string>, name: string, what: string): str
 }
 
 export { readAppFlags, type AppFlags };
+
+/** The `flags.import` change's body (its envelope aside). */
+export interface FlagsImportBody {
+  appId: string;
+  source: "document" | "unleash";
+  /** The Unleash server read (never its token). */
+  url?: string;
+  document: FlagsDocument;
+  ids: ImportIds;
+}
+
+export type FlagsImportResult = { answer: ImportAnswer };

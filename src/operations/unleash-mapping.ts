@@ -4,8 +4,7 @@
  * exact equivalent is left out (the feature serves fewer users) and a warning names it; where the result serves the
  * same share of other users (our rollout hash differs from Unleash's), a warning says that too.
  */
-import type { DocumentFeature, FlagsDocument } from "./flags-document.js";
-import type { Warning } from "./flags-routes.js";
+import type { DocumentFeature, FlagsDocument, ImportWarning as Warning } from "./flags-document.js";
 import type { UnleashConstraint, UnleashFeature, UnleashSegment, UnleashStrategy, UnleashVariant } from "./unleash-schemas.js";
 
 /** Unleash context field → ours (`user.…`, `company.…`, `other.…`), or null where rules cannot name it. */

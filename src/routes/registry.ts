@@ -22,7 +22,7 @@ import { SURVEY_ROUTES } from "./management/survey-routes.js";
 import { SEGMENT_ROUTES } from "./management/segment-routes.js";
 import { CLUSTER_ROUTES } from "./management/cluster-routes.js";
 import { METRICS_ROUTES } from "./management/metrics-route.js";
-import { OPERATIONS_ROUTES } from "../operations/routes.js";
+import { OPERATIONS_ROUTES } from "./management/operations-routes.js";
 import { ACCOUNT_ROUTES } from "./accounts/account-routes.js";
 import { REFLAG_API_ROUTES } from "./reflag-api/reflag-routes.js";
 import { MCP_ROUTES } from "./mcp/mcp-routes.js";

@@ -6,7 +6,8 @@
 import type { ValidationIssue } from "../errors/catalogue.js";
 import { validateFilterTree } from "../schemas/rules.js";
 
-type Lookup = (segmentId: string) => { filter: unknown } | undefined;
+/** A segment of the app by id, as stored or about to be written. */
+export type SegmentLookup = (segmentId: string) => { filter: unknown } | undefined;
 
 function isSegmentNode(node: unknown): node is { type: "segment"; segmentId: string } {
   return typeof node === "object" && node !== null && (node as { type?: unknown }).type === "segment";
@@ -32,7 +33,7 @@ export function segmentRefs(tree: unknown): Set<string> {
  * The chain of segment ids by which `startId`'s filter (given as `filter`) comes back to `startId`, or undefined when
  * it does not: a segment may not contain itself, directly or through others.
  */
-export function findCycle(startId: string, filter: unknown, lookup: Lookup): string[] | undefined {
+export function findCycle(startId: string, filter: unknown, lookup: SegmentLookup): string[] | undefined {
   const stack: { id: string; path: string[] }[] = [...segmentRefs(filter)].map((id) => ({ id, path: [startId, id] }));
   const seen = new Set<string>();
   while (stack.length > 0) {
@@ -50,7 +51,7 @@ export function findCycle(startId: string, filter: unknown, lookup: Lookup): str
 export type Inlined<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** A copy of `tree` with every segment node replaced by its segment's inlined filter. */
-export function inlineSegments<T>(tree: T, lookup: Lookup): Inlined<T> {
+export function inlineSegments<T>(tree: T, lookup: SegmentLookup): Inlined<T> {
   if (segmentRefs(tree).size === 0) return { ok: true, value: tree };
   const cache = new Map<string, unknown>();
   const expanding = new Set<string>();
@@ -84,7 +85,7 @@ export function inlineSegments<T>(tree: T, lookup: Lookup): Inlined<T> {
 }
 
 /** Targeting rules with their segments inlined, checked again as plain §6 targeting (the depth limit included). */
-export function inlineTargeting(rules: unknown[], lookup: Lookup): Inlined<unknown[]> {
+export function inlineTargeting(rules: unknown[], lookup: SegmentLookup): Inlined<unknown[]> {
   const inlined = inlineSegments(rules, lookup);
   if (!inlined.ok) return inlined;
   const issues: ValidationIssue[] = [];
@@ -94,3 +95,12 @@ export function inlineTargeting(rules: unknown[], lookup: Lookup): Inlined<unkno
 }
 
 class InlineError extends Error {}
+
+export type PreparedTargeting = { ok: true; served: unknown[]; segmentRules: unknown[] | undefined } | { ok: false; message: string };
+
+/** `authored` (which may name segments) inlined and checked as plain targeting. */
+export function prepareTargeting(authored: unknown[], lookup: SegmentLookup): PreparedTargeting {
+  const inlined = inlineTargeting(authored, lookup);
+  if (!inlined.ok) return inlined;
+  return { ok: true, served: inlined.value, segmentRules: segmentRefs(authored).size > 0 ? authored : undefined };
+}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { enc, get } from "../api";
 import { AdoptionTable } from "../components/AdoptionTable";
 import { Card } from "../components/Card";

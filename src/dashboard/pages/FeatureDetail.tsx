@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { api, ApiError, enc, get, type EnvironmentFeature, type Feature, type HistoryVersion } from "../api";
 import { diffLines } from "../diff";
 import { FilterEditor, SegmentsContext } from "../rules/FilterEditor";

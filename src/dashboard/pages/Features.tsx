@@ -1,5 +1,5 @@
 import { useMemo, useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { api, enc, get, type EnvironmentFeature } from "../api";
 import { stateOf, type Rule } from "../rules/model";
 import { navigate } from "../router";

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { Field } from "../components/Field";
 import { ErrorMessage, Page, useLoad } from "../ui";
 import { FeedbackList, loadFeedback } from "../components/FeedbackList";

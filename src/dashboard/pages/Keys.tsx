@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { api, enc, get } from "../api";
 import { Card } from "../components/Card";
 import { useConfirm } from "../components/ConfirmDialog";

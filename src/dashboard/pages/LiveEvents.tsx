@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { enc, get } from "../api";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";

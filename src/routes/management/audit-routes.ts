@@ -4,7 +4,7 @@ import type { HttpMethod } from "../kit/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { submitChange } from "../kit/submit.js";
 import type { Services } from "../kit/services.js";
-import { newAdminToken } from "../../config/admin-token.js";
+import { newAdminToken } from "../../accounts/admin-token.js";
 import { digestKey, maskKey } from "../../tenancy/identifiers.js";
 import { parseListQuery } from "../../storage/cursor.js";
 import { NO_STORE } from "../accounts/member-routes.js";

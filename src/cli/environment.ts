@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN_TOKEN_FILE } from "./admin-token.js";
+import { ADMIN_TOKEN_FILE } from "../accounts/admin-token.js";
 
 /**
  * What the `switchyard` commands that call a running service read from the environment: the one place besides

@@ -5,8 +5,8 @@
 import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { AnswerError } from "../cli/operations-commands.js";
-import { checkBackupFile } from "./backup-format.js";
+import { AnswerError } from "./admin-client.js";
+import { checkBackupFile } from "../operations/backup-format.js";
 
 export async function downloadBackup(url: string, token: string, out: string): Promise<{ success: true; file: string; bytes: number }> {
   const response = await fetch(new URL("/admin/backup", url), { headers: { authorization: `Bearer ${token}` } });

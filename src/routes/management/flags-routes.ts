@@ -1,19 +1,19 @@
 /** Flags as files (API.md §13.2): export an app's flags as a document, import one with or without a dry run. */
-import { appOrNotFound } from "../admin/route-lookups.js";
-import { MAX_JSON_DEPTH, parseJsonBody } from "../api/json-body.js";
-import { ok } from "../api/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../api/route.js";
-import type { HttpMethod } from "../api/router.js";
-import { ServiceError } from "../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../management/submit.js";
-import { SegmentRepository } from "../segments/segment-repository.js";
-import type { Services } from "../services.js";
-import { StageRepository } from "../stages/stage-repository.js";
-import { newFeatureId, randomBase62 } from "../tenancy/identifiers.js";
-import type { AppRecord } from "../tenancy/tenancy-records.js";
-import { byName, exportDocument, readAppFlags, type FlagRepositories } from "./app-flags.js";
-import { validateFlagsDocument, type FlagsDocument } from "./flags-document.js";
-import { planImport, type ImportAnswer, type ImportIds } from "./import-plan.js";
+import { appOrNotFound } from "../kit/route-lookups.js";
+import { MAX_JSON_DEPTH, parseJsonBody } from "../../schemas/json-body.js";
+import { ok } from "../../http/responses.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import { ServiceError } from "../../errors/catalogue.js";
+import { envelopeFor, submitChange } from "../kit/submit.js";
+import { SegmentRepository } from "../../segments/segment-repository.js";
+import type { Services } from "../kit/services.js";
+import { StageRepository } from "../../stages/stage-repository.js";
+import { newFeatureId, randomBase62 } from "../../tenancy/identifiers.js";
+import type { AppRecord } from "../../tenancy/tenancy-records.js";
+import { byName, exportDocument, readAppFlags, type FlagRepositories } from "../../operations/app-flags.js";
+import { validateFlagsDocument, type FlagsDocument, type ImportWarning } from "../../operations/flags-document.js";
+import { planImport, type ImportAnswer, type ImportIds } from "../../operations/import-plan.js";
 
 type Context = RouteContext<Services>;
 
@@ -58,19 +58,11 @@ function newIds(document: FlagsDocument): ImportIds {
   };
 }
 
-export interface Warning {
-  key: string;
-  environment: string;
-  strategyId?: string;
-  code: string;
-  message: string;
-}
-
 /**
  * Imports a validated document: a dry run plans against the app as it is and writes nothing; otherwise one
  * `flags.import` change plans again and applies, all or nothing. Answers API.md §13.2's shape.
  */
-export async function importDocument(context: Context, app: AppRecord, document: FlagsDocument, source: { source: "document" | "unleash"; url?: string; warnings: Warning[] }) {
+export async function importDocument(context: Context, app: AppRecord, document: FlagsDocument, source: { source: "document" | "unleash"; url?: string; warnings: ImportWarning[] }) {
   const dryRun = dryRunOf(context);
   const ids = newIds(document);
   const envelope = envelopeFor(context);

@@ -2,7 +2,7 @@
  * In cluster mode a backup is of this node's store, so the node first applies everything the cluster's logs held
  * when the backup was asked for (API.md §13.1): calls another node acknowledged before then are in it too.
  */
-import type { ClusterNode } from "../cluster/cluster-node.js";
+import type { ClusterNode } from "./cluster-node.js";
 import { ServiceError } from "../errors/catalogue.js";
 
 /** How long a backup waits for this node to catch up before it answers a retryable 503. */

@@ -8,16 +8,16 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { managementRoute, BODY_LIMITS, type RouteContext } from "../api/route.js";
-import type { HttpMethod } from "../api/router.js";
-import type { StreamResponse, StreamSink } from "../api/types.js";
-import type { RouteSpec } from "../api/route.js";
-import { ADMIN_TOKEN_FILE } from "../config/admin-token.js";
-import { ServiceError } from "../errors/catalogue.js";
-import { submitChange } from "../management/submit.js";
-import type { Services } from "../services.js";
-import { applyEverythingLogged } from "./cluster-barrier.js";
-import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "./backup-format.js";
+import { managementRoute, BODY_LIMITS, type RouteContext } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import type { StreamResponse, StreamSink } from "../../http/types.js";
+import type { RouteSpec } from "../kit/route.js";
+import { ADMIN_TOKEN_FILE } from "../../accounts/admin-token.js";
+import { ServiceError } from "../../errors/catalogue.js";
+import { submitChange } from "../kit/submit.js";
+import type { Services } from "../kit/services.js";
+import { applyEverythingLogged } from "../../cluster/logged-barrier.js";
+import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "../../operations/backup-format.js";
 
 const WORK_DIR_PREFIX = ".backup-in-progress-";
 const CHUNK_BYTES = 1024 * 1024;

@@ -3,21 +3,10 @@
  * transaction — planned again against the store as it is now, then every write of the plan, one audit entry, and
  * each touched environment's newest flagStateVersion for the live streams. A plan that changes nothing writes nothing.
  */
-import type { ApplyContext } from "../management/apply-context.js";
-import type { ChangeOf } from "../management/changes.js";
-import { refused, type Applied } from "../management/outcome.js";
-import type { FlagsDocument } from "./flags-document.js";
-import { planImport, type ImportAnswer, type ImportIds } from "./import-plan.js";
-
-/** The change's body (its envelope aside). */
-export interface FlagsImportBody {
-  appId: string;
-  source: "document" | "unleash";
-  /** The Unleash server read (never its token). */
-  url?: string;
-  document: FlagsDocument;
-  ids: ImportIds;
-}
+import type { ApplyContext } from "./apply-context.js";
+import type { ChangeOf } from "./changes.js";
+import { refused, type Applied } from "./outcome.js";
+import { planImport } from "../operations/import-plan.js";
 
 export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.import">): Applied<"flags.import"> {
   const app = context.tenancy.getApp(change.appId);
@@ -54,4 +43,3 @@ export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.
   };
 }
 
-export type FlagsImportResult = { answer: ImportAnswer };
