@@ -135,6 +135,13 @@ describe(`online backup, offline restore (${NATIVE_MODE === "0" ? "native-free l
     expect(intoBusy.stderr).toContain(busy);
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
 
+    // A running service's data dir is never empty: restore refuses it and the service goes on.
+    const beforeRestore = readdirSync(original.dataDir).sort();
+    const intoLive = await cli(["restore", backupFile, "--data-dir", original.dataDir]);
+    expect(intoLive.code).not.toBe(0);
+    expect(readdirSync(original.dataDir).sort()).toEqual(beforeRestore);
+    expect((await request(original.url, "GET", "/features", { token: app.production.secretKey })).status).toBe(200);
+
     const bytes = readFileSync(backupFile);
     const cases: [string, Buffer, RegExp][] = [
       ["cut.backup", bytes.subarray(0, Math.floor(bytes.length / 2)), /cut short/],
