@@ -190,7 +190,7 @@ function checkVariants(variants: unknown[], path: string, issues: ValidationIssu
   });
 }
 
-/** The names given twice in `items` (at the later ones), and the set of names. */
+/** Reports each name given a second time in `items`, at the later item. */
 function checkUnique(items: { name?: unknown }[], path: string, field: string, issues: ValidationIssue[]): void {
   const seen = new Set<unknown>();
   items.forEach((item, index) => {

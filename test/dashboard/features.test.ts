@@ -64,6 +64,12 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
     await page.waitForFunction(() => document.body.textContent?.includes("by admin token"));
     expect((await cellTexts("beta-huddle"))[4]).toContain("by admin token");
+    // A state in another environment's column opens the feature there.
+    await rowOf("beta-huddle").getByRole("link", { name: "some in production" }).click();
+    await page.getByRole("heading", { name: /Targeting in production/ }).waitFor();
+    expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/apps/${appId}/environments/${production}/features/beta-huddle`);
+    await page.goBack();
+    await page.getByRole("link", { name: "beta-huddle" }).waitFor();
   });
 
   it("searches and sorts", async () => {

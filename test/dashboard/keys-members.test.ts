@@ -267,8 +267,9 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     // Members by email, environments and apps by name: no raw ids.
     const all = (await page.locator("tbody").textContent())!;
     expect(all).toContain("member sam@example.com");
-    expect(all).toContain("key of production (Acme)");
-    expect(all).toContain("environment of staging (Acme)");
+    expect(all).toContain("publishable key of production (Acme)");
+    expect(all).toContain("secret key of production (Acme)");
+    expect(all).toContain("environment staging (Acme)");
     expect(all).toContain("token ci");
     expect(all).not.toMatch(/(mem|env|app|ses|tok)_[A-Za-z0-9]{6,}/);
     await page.getByLabel("Kind").selectOption("key");

@@ -5,7 +5,7 @@
  * altered and foreign files), and a download cut short by the server leaving no file behind.
  */
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,6 +135,13 @@ describe(`online backup, offline restore (${NATIVE_MODE === "0" ? "native-free l
     expect(intoBusy.stderr).toContain(busy);
     expect(readdirSync(busy)).toEqual(["keep.txt"]);
 
+    // A running service's data dir is never empty: restore refuses it and the service goes on.
+    const beforeRestore = readdirSync(original.dataDir).sort();
+    const intoLive = await cli(["restore", backupFile, "--data-dir", original.dataDir]);
+    expect(intoLive.code).not.toBe(0);
+    expect(readdirSync(original.dataDir).sort()).toEqual(beforeRestore);
+    expect((await request(original.url, "GET", "/features", { token: app.production.secretKey })).status).toBe(200);
+
     const bytes = readFileSync(backupFile);
     const cases: [string, Buffer, RegExp][] = [
       ["cut.backup", bytes.subarray(0, Math.floor(bytes.length / 2)), /cut short/],
@@ -157,6 +164,30 @@ describe(`online backup, offline restore (${NATIVE_MODE === "0" ? "native-free l
     const refusedEmpty = await cli(["restore", join(work, "cut.backup"), "--data-dir", empty]);
     expect(refusedEmpty.code).not.toBe(0);
     expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it("carries a generated admin token over, as the data dir held it", async () => {
+    // Without SWITCHYARD_ADMIN_TOKEN the service generates one into its data dir (an undefined value is not passed on).
+    const unset = { SWITCHYARD_ADMIN_TOKEN: undefined as unknown as string };
+    const generated = await startServer({ env: unset });
+    const dir = join(work, "generated-restored");
+    try {
+      const token = readFileSync(join(generated.dataDir, "admin-token"), "utf8").trim();
+      const file = join(work, "generated.backup");
+      const backup = await cli(["backup", "--out", file, "--url", generated.url], { SWITCHYARD_TOKEN: token });
+      expect(backup.code, backup.stderr + backup.stdout).toBe(0);
+      expect((await cli(["restore", file, "--data-dir", dir])).code).toBe(0);
+      expect(readFileSync(join(dir, "admin-token"), "utf8").trim()).toBe(token);
+      expect(statSync(join(dir, "admin-token")).mode & 0o777).toBe(0o600);
+      const again = await startServer({ dataDir: dir, env: unset });
+      try {
+        expect((await request(again.url, "GET", "/admin/apps", { token })).status).toBe(200);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await generated.stop();
+    }
   });
 
   it("is for owners and the admin token only; an owner's session downloads it as an attachment", async () => {

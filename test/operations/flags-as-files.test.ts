@@ -244,6 +244,16 @@ describe("flags as files: export, dry run, import", () => {
     expect(badQuery.body.error.validationErrors[0].path).toBe("dryRun");
   });
 
+  it("refuses to export or import by name an app whose environment names repeat (409)", async () => {
+    const twice = await createApp(server.url, server.adminToken, "Twice");
+    expect((await admin("POST", `/admin/apps/${twice.app.id}/environments`, { name: "production" })).status).toBe(200);
+    const exported = await admin("GET", `/admin/apps/${twice.app.id}/export`);
+    expect(exported.status).toBe(409);
+    expect(exported.body.error.code).toBe("CONFLICT");
+    const imported = await admin("POST", `/admin/apps/${twice.app.id}/import?dryRun=true`, { format: "switchyard.flags/v1", features: [] });
+    expect(imported.status).toBe(409);
+  });
+
   it("lets every role export, and only editors, owners and the admin token import", async () => {
     await createMember(server.url, server.adminToken, "viewer@example.com", "viewer");
     await createMember(server.url, server.adminToken, "editor@example.com", "editor");

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     timeoutMs: 30_000,
   });
   try {
-    const created = await (await fetch(`${service.url}/admin/apps`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Measure" }) })).json() as { app: { environments: { name: string; secretKey: string }[] } };
+    const created = await (await fetch(`${service.url}/admin/apps`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Measure" }) })).json() as { app: { environments: { name: string; secretKey: string; publishableKey: string }[] } };
     const secret = created.app.environments.find((environment) => environment.name === "production")!.secretKey;
     const fillStarted = performance.now();
     for (let start = 0; start < count; start += BATCH) {
@@ -66,10 +66,34 @@ async function main(): Promise<void> {
     const rssBefore = rss(service.pid);
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rss(service.pid))), 50);
+    // Evaluations keep going while the backup runs: how the service answers meanwhile.
+    const publishable = created.app.environments.find((environment) => environment.name === "production")!.publishableKey;
+    const evaluate = async (latencies: number[], running: () => boolean) => {
+      for (let n = 0; running(); n++) {
+        const started = performance.now();
+        const response = await fetch(`${service.url}/features/evaluated?publishableKey=${publishable}&context.company.id=company-${n % count}`);
+        await response.arrayBuffer();
+        if (response.ok) latencies.push(performance.now() - started);
+      }
+    };
+    // The same loop for 3 s without a backup: the baseline.
+    const baseline: number[] = [];
+    const baselineEnds = performance.now() + 3_000;
+    await evaluate(baseline, () => performance.now() < baselineEnds);
+    const latencies: number[] = [];
+    let backingUp = true;
+    const evaluations = evaluate(latencies, () => backingUp);
     const backupStarted = performance.now();
     const backup = await runCli(["backup", "--out", file, "--url", service.url], { SWITCHYARD_TOKEN: ADMIN_TOKEN });
     const backupSeconds = (performance.now() - backupStarted) / 1000;
+    backingUp = false;
+    await evaluations;
     clearInterval(sampler);
+    const percentiles = (values: number[]) => {
+      values.sort((a, b) => a - b);
+      const at = (p: number) => Number((values[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? 0).toFixed(2));
+      return { count: values.length, p50: at(50), p99: at(99), max: at(100) };
+    };
     if (backup.code !== 0) throw new Error(`backup failed: ${backup.output}`);
     const restoreDir = join(work, "restored");
     const restoreStarted = performance.now();
@@ -88,6 +112,8 @@ async function main(): Promise<void> {
           backupSeconds: Number(backupSeconds.toFixed(2)),
           serviceAnonRssBeforeBackupBytes: rssBefore,
           serviceAnonRssPeakDuringBackupBytes: rssPeak,
+          evaluationMsWithoutBackup: percentiles(baseline),
+          evaluationMsDuringBackup: percentiles(latencies),
           restoreSeconds: Number(restoreSeconds.toFixed(2)),
         },
         null,

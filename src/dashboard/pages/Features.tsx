@@ -2,7 +2,7 @@ import { useMemo, useState } from "preact/hooks";
 import type { Scope } from "../scope";
 import { api, enc, get, type EnvironmentFeature } from "../api";
 import { stateOf, type Rule } from "../rules/model";
-import { navigate } from "../router";
+import { navigate, scopedPath } from "../router";
 import { windowOf, type FeatureFigures } from "./Adoption";
 import { ACTIONS, DataTable, type Column } from "../components/DataTable";
 import { Field } from "../components/Field";
@@ -129,9 +129,12 @@ export function Features({ scope }: { scope: Scope }) {
               {app.environments.map((environment) => {
                 const there = loaded.data!.get(environment.id)?.find((each) => each.key === feature.key);
                 const state = there ? stateOf(there.targeting.rules as Rule[]) : "off";
+                // Each state opens the feature in that environment (its own URL, §9).
                 return (
                   <td>
-                    <span class={`state state-${state}`}>{state}</span>
+                    <a class={`state state-${state} state-link`} href={`#${scopedPath(app.id, environment.id, "features", feature.key)}`} aria-label={`${state} in ${environment.name}`}>
+                      {state}
+                    </a>
                   </td>
                 );
               })}

@@ -204,8 +204,9 @@ function useNames(apps: AppRecord[], members: Member[] | undefined, entries: Aud
       case "app":
         return `app ${appNames.get(id) ?? detail(entry, "name") ?? "(deleted)"}`;
       case "environment":
+        return `environment ${environmentNames.get(id) ?? "(deleted)"}`;
       case "key":
-        return `${kind} of ${environmentNames.get(id) ?? "a deleted environment"}`;
+        return `${detail(entry, "kind") ?? ""} key of ${environmentNames.get(id) ?? "a deleted environment"}`.trim();
       case "member":
         return `member ${emails.get(id) ?? "(removed)"}`;
       case "session":

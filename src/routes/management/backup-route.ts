@@ -5,7 +5,7 @@
  * with its trailer. The copy lives in a temp dir inside the data dir (same disk, so it can always be written where the
  * store fits) and is removed once streamed, or when the client goes away.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { managementRoute, BODY_LIMITS, type RouteContext } from "../kit/route.js";
@@ -101,10 +101,11 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
   let files: { name: string; path: string; bytes: number }[];
   try {
     await store.copyTo(work);
-    files = readdirSync(work).map((name) => ({ name, path: join(work, name), bytes: statSync(join(work, name)).size }));
-    // The generated admin token lives beside the store, not in it; the configured one is configuration, not data.
+    // The generated admin token lives beside the store, not in it (the configured one is configuration, not data):
+    // copied with the store, so a rotation while the backup streams cannot mix two tokens into it.
     const token = join(config.dataDir, ADMIN_TOKEN_FILE);
-    if (existsSync(token)) files.push({ name: ADMIN_TOKEN_FILE, path: token, bytes: statSync(token).size });
+    if (existsSync(token)) writeFileSync(join(work, ADMIN_TOKEN_FILE), readFileSync(token), { mode: 0o600 });
+    files = readdirSync(work).map((name) => ({ name, path: join(work, name), bytes: statSync(join(work, name)).size }));
     await submitChange(context, "backup.create", { bytes: files.reduce((sum, file) => sum + file.bytes, 0) });
   } catch (error) {
     cleanup();
