@@ -143,7 +143,8 @@ export function featureDefinitions(): fc.Arbitrary<FeatureDefinition[]> {
   const tree = filterTree();
   const feature = fc.record({
     key: fc.constantFrom("huddle", "export", "new-ui", "42", "ünï", "a.b"),
-    stage: fc.constantFrom(null, "beta", "GA"),
+    // Names of the default release stages: a stage the app does not have is refused (API.md §6).
+    stage: fc.constantFrom(null, "Beta", "General availability"),
     targeting: fc.record({
       version: fc.integer({ min: 0, max: 50 }),
       rules: fc.array(fc.record({ filter: tree }), { maxLength: 4 }),
