@@ -133,10 +133,11 @@ export function planImport(repositories: FlagRepositories, app: AppRecord, docum
     if (change !== "unchanged") writes.stages.push({ id, name: stage.name, order: stage.order, targeting, createdAt: existing?.createdAt ?? at });
   });
 
-  // Features, and each (feature, environment) pair the document names.
+  // Features, and each (feature, environment) pair the document names (looked up by key: documents can be large).
   const planned = new Set<string>();
+  const byKey = new Map(flags.features.map((feature) => [feature.key, feature]));
   document.features.forEach((feature, index) => {
-    const existing = flags.features.find((candidate) => candidate.key === feature.key);
+    const existing = byKey.get(feature.key);
     const fields = featureFieldChanges(existing, feature.fields);
     let stage: FeatureWrite["stage"];
     if (feature.fields.stage !== undefined) {
