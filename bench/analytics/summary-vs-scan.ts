@@ -23,7 +23,7 @@ import { FeatureRepository } from "../../src/features/feature-repository.js";
 import type { TrackingItem } from "../../src/schemas/tracking.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
-import { seededRandom } from "../../tools/support/seeded-random.js";
+import { seededRandom } from "../support/seeded-random.js";
 import { applyTracking } from "../../src/tracking/apply.js";
 import { registerTrackingProjections } from "../../src/jobs/projections.js";
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { natsServerBinary, startNatsCluster, type NatsCluster } from "../../tools/support/nats-cluster.js";
+import { natsServerBinary, startNatsCluster, type NatsCluster } from "../support/nats-cluster.js";
 import { evaluateRequests, eventRequests } from "../serving/requests.js";
 import { bulkContextEntitiesBody, featureDefinitions, trafficEntitiesBodies } from "../support/fixtures.js";
 import { measure, type Lab, type LoadFigure, type ServerInfo } from "../support/lab.js";

@@ -6,7 +6,7 @@
 import type { FeatureDefinition, Filter } from "../../src/evaluation/index.js";
 import type { ContextOperator } from "../../src/schemas/rules.js";
 import type { EventRecord } from "../../src/tracking/tracking-records.js";
-import { seededRandom } from "../../tools/support/seeded-random.js";
+import { seededRandom } from "./seeded-random.js";
 
 /** How many distinct users (and so rollout buckets) the repeated-context load cycles through. */
 export const DISTINCT_USERS = 1000;

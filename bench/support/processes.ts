@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnListening as spawnChild, type Listening } from "../../tools/support/spawn-listening.js";
+import { spawnListening as spawnChild, type Listening } from "./spawn-listening.js";
 import type { GroupCommitMode } from "../baselines/group-commit-server.js";
 
 export type { Listening };

@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { get } from "node:http";
 import { availableParallelism } from "node:os";
-import { freePorts } from "../../tools/support/free-ports.js";
+import { freePorts } from "../support/free-ports.js";
 import { detectDriver, runLoad, type LoadResult, type RequestSpec } from "../support/load.js";
 import { startHelloServer, startService, tempDir, type RunningService } from "../support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "../support/seed.js";

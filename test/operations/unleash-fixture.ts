@@ -10,7 +10,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePorts } from "../../tools/support/free-ports.js";
+import { freePorts } from "../../bench/support/free-ports.js";
 
 export const UNLEASH_VERSION = "6.4.1";
 export const UNLEASH_ADMIN_TOKEN = "*:*.switchyard-import-test-admin-token";

@@ -2,7 +2,7 @@
  * Shared setup of the SDK compatibility suites: an app whose features use every kind of rule, created through the
  * management API, and a seeded generator of contexts that exercise those rules (including missing fields).
  */
-import { seededRandom } from "../../tools/support/seeded-random.js";
+import { seededRandom } from "../../bench/support/seeded-random.js";
 import { createApp, request } from "../support/http.js";
 
 type Filter = Record<string, unknown>;

@@ -1,9 +1,9 @@
 /**
- * Cluster fixtures: a real three-server NATS JetStream cluster (tools/support/nats-cluster.ts) and Switchyard nodes
+ * Cluster fixtures: a real three-server NATS JetStream cluster (bench/support/nats-cluster.ts) and Switchyard nodes
  * as real processes on 127.0.0.1, each with its own temp data dir, all on one stream prefix per test file.
  */
 import { randomBytes } from "node:crypto";
-import { startNatsCluster, type NatsCluster } from "../../tools/support/nats-cluster.js";
+import { startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
 import { request } from "./http.js";
 import { makeDataDir, startServer, type TestServer } from "./server.js";
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnListening } from "../../tools/support/spawn-listening.js";
+import { spawnListening } from "../../bench/support/spawn-listening.js";
 
 /** Which twin the end-to-end suites run against: CI runs them once each way (SWITCHYARD_NATIVE=0 for native-free). */
 export const NATIVE_MODE = process.env.SWITCHYARD_NATIVE === "0" ? "0" : "1";

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnListening } from "../support/spawn-listening.js";
+import { spawnListening } from "../../bench/support/spawn-listening.js";
 
 const CLI = resolve(import.meta.dirname, "../../src/cli/main.js");
 const ADMIN_TOKEN = "adm_measure_backup_0123456789abcdefghijklmnop";

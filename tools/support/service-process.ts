@@ -1,5 +1,5 @@
 /** The built service as a child process on an ephemeral port, for the crash and soak tools. */
-import { spawnListening, type Listening } from "./spawn-listening.js";
+import { spawnListening, type Listening } from "../../bench/support/spawn-listening.js";
 
 export const ADMIN_TOKEN = "adm_tools_token_0123456789abcdefghijklmnopqrstu";
 
