@@ -114,7 +114,7 @@ describe(`CLI: members, tokens, audit, admin token (${NATIVE_MODE === "0" ? "nat
     await start();
     expect(server.output.join("\n")).not.toContain("Generated admin token");
     expect((await request(server.url, "GET", "/admin/apps", { token: reset.token })).status).toBe(200);
-    const audit = await request(server.url, "GET", "/admin/audit?entity=admin-token", { token: reset.token });
+    const audit = await request(server.url, "GET", "/admin/audit?entity=admin-token&order=oldest", { token: reset.token });
     expect(audit.body.entries.map((entry: { action: string; address: string | null }) => `${entry.action}@${entry.address}`)).toEqual([
       expect.stringMatching(/^admin-token\.rotate@/),
       expect.stringMatching(/^admin-token\.disable@/),

@@ -77,7 +77,7 @@ describe(`accounts (${twin} twin)`, () => {
     expect(unknownEmail.body).toEqual(wrongPassword.body);
     expect(malformedEmail.body).toEqual(wrongPassword.body);
     expect(wrongPassword.body.error.code).toBe("INVALID_CREDENTIALS");
-    const failures = await request(server.url, "GET", "/admin/audit?entity=session", { token: server.adminToken });
+    const failures = await request(server.url, "GET", "/admin/audit?entity=session&order=oldest", { token: server.adminToken });
     const failed = failures.body.entries.filter((entry: { action: string }) => entry.action === "session.sign-in-failed");
     expect(failed.map((entry: { details: { email: string } }) => entry.details.email)).toEqual(["owner@x.test", "nobody@x.test", "not an email"]);
     expect(failed[0].actor).toEqual({ kind: "anonymous", id: "anonymous" });

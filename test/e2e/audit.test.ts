@@ -101,7 +101,7 @@ describe(`audit log (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, (
     server.adminToken = (await expect200(asSession(server.url, owner, "POST", "/admin/admin-token/rotate"))).token;
     expected.push({ action: "admin-token.rotate", actor: member(owner), entity: "admin-token" });
 
-    entries = (await expect200(admin("GET", "/admin/audit?limit=1000"))).entries;
+    entries = (await expect200(admin("GET", "/admin/audit?limit=1000&order=oldest"))).entries;
   });
   afterAll(async () => {
     await server.stop();
@@ -146,19 +146,28 @@ describe(`audit log (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, (
     expect(linked.actor.id).toBe(editor.memberId);
   });
 
+  it("lists newest first unless asked otherwise, and continues with older entries after a cursor (API.md §8)", async () => {
+    const newestFirst = [...entries].reverse();
+    const first = await request(server.url, "GET", "/admin/audit?limit=3", { token: server.adminToken });
+    expect(first.body.entries.map((entry: Entry) => entry.cursor)).toEqual(newestFirst.slice(0, 3).map((entry) => entry.cursor));
+    const second = await request(server.url, "GET", `/admin/audit?limit=3&after=${first.body.next}`, { token: server.adminToken });
+    expect(second.body.entries.map((entry: Entry) => entry.cursor)).toEqual(newestFirst.slice(3, 6).map((entry) => entry.cursor));
+    expect((await request(server.url, "GET", "/admin/audit?order=sideways", { token: server.adminToken })).status).toBe(400);
+  });
+
   it("filters by entity and by actor (a member's tokens included), and pages like the other logs", async () => {
-    const features = await request(server.url, "GET", "/admin/audit?entity=feature", { token: server.adminToken });
+    const features = await request(server.url, "GET", "/admin/audit?entity=feature&order=oldest", { token: server.adminToken });
     expect(features.body.entries.map((entry: Entry) => entry.action)).toEqual(["feature.create", "feature.update", "feature.create", "feature.archive"]);
-    const byEditor = await asSession(server.url, owner, "GET", `/admin/audit?actor=${editor.memberId}`);
+    const byEditor = await asSession(server.url, owner, "GET", `/admin/audit?actor=${editor.memberId}&order=oldest`);
     expect(byEditor.body.entries.length).toBe(entries.filter((entry) => entry.actor.id === editor.memberId || entry.actor.memberId === editor.memberId).length);
     expect(byEditor.body.entries.some((entry: Entry) => entry.actor.kind === "token")).toBe(true);
-    const byAdmin = await request(server.url, "GET", "/admin/audit?actor=admin&entity=member", { token: server.adminToken });
+    const byAdmin = await request(server.url, "GET", "/admin/audit?actor=admin&entity=member&order=oldest", { token: server.adminToken });
     expect(byAdmin.body.entries.map((entry: Entry) => entry.action)).toEqual(["member.create", "member.create"]);
-    const first = await request(server.url, "GET", "/admin/audit?limit=3", { token: server.adminToken });
+    const first = await request(server.url, "GET", "/admin/audit?limit=3&order=oldest", { token: server.adminToken });
     expect(first.body.entries).toHaveLength(3);
-    const second = await request(server.url, "GET", `/admin/audit?limit=3&after=${first.body.next}`, { token: server.adminToken });
+    const second = await request(server.url, "GET", `/admin/audit?limit=3&order=oldest&after=${first.body.next}`, { token: server.adminToken });
     expect(second.body.entries[0].cursor).toBe(entries[3]!.cursor);
-    const end = await request(server.url, "GET", `/admin/audit?after=${entries[entries.length - 1]!.cursor}`, { token: server.adminToken });
+    const end = await request(server.url, "GET", `/admin/audit?order=oldest&after=${entries[entries.length - 1]!.cursor}`, { token: server.adminToken });
     expect(end.body).toEqual({ success: true, entries: [], next: entries[entries.length - 1]!.cursor });
     expect((await request(server.url, "GET", "/admin/audit?after=zzz", { token: server.adminToken })).status).toBe(400);
   });

@@ -135,7 +135,7 @@ describe(`MCP endpoint (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`
     expect(history.body.versions[0]).toMatchObject({ kind: "targeting", version: 1, actor: { kind: "token", id: writer.id } });
     expect(history.body.versions[0].rules).toEqual([{ filter: { type: "context", field: "company.id", operator: "ANY_OF", values: ["acme", "initech"] } }]);
 
-    const audit = await admin("GET", "/admin/audit?limit=1000");
+    const audit = await admin("GET", "/admin/audit?limit=1000&order=oldest");
     const mine = audit.body.entries.filter((entry: { entity: { key?: string } }) => entry.entity.key === "agent-huddle");
     expect(mine.map((entry: { action: string }) => entry.action)).toEqual(["feature.create", "targeting.update"]);
     for (const entry of mine) expect(entry.actor).toMatchObject({ kind: "token", id: writer.id, email: "dev@mcp.test" });

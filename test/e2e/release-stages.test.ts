@@ -61,7 +61,7 @@ describe(`release stages (${NATIVE_MODE === "0" ? "native-free" : "native"} twin
     expect(reply.body.feature).toMatchObject({ key: "huddle", stage: "Beta", stageId: "st_beta" });
     const after = await versions();
     for (const id of Object.keys(before)) expect(after[id], id).toBe(before[id]! + 1);
-    const entries = (await admin("GET", "/admin/audit?limit=1000")).body.entries;
+    const entries = (await admin("GET", "/admin/audit?limit=1000&order=oldest")).body.entries;
     expect(entries).toHaveLength(auditBefore + 1);
     const entry = entries.at(-1);
     expect(entry).toMatchObject({ action: "feature.stage", entity: { kind: "feature", key: "huddle" }, details: { stage: { from: null, to: "Beta" } } });

@@ -149,7 +149,7 @@ describe(`segments (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
     expect((await remote("hooli")).huddle.isEnabled).toBe(true);
     expect((await remote("umbrella")).huddle.isEnabled).toBe(false);
     expect((await remote("umbrella")).export.isEnabled).toBe(true);
-    const audit = (await admin("GET", "/admin/audit?entity=segment")).body.entries.at(-1);
+    const audit = (await admin("GET", "/admin/audit?entity=segment")).body.entries[0];
     expect(audit).toMatchObject({ action: "segment.update", details: { retargeted: expect.any(Array) } });
     // A rename changes no served rule: no new versions.
     const renamed = await admin("PATCH", `${base()}/${segmentIds.paying}`, { name: "Paying customers" });

