@@ -75,13 +75,7 @@ export async function createOwner(harness: Harness): Promise<void> {
 /** Signs in through the page's own form, by keyboard: Tab to each field, type, Enter. */
 export async function signInByKeyboard(page: Page, url: string, email: string, password: string): Promise<void> {
   await page.goto(`${url}/dashboard/`);
-  await page.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
-  await page.getByLabel("Email").focus();
-  await page.keyboard.type(email);
-  await page.keyboard.press("Tab");
-  await page.keyboard.type(password);
-  await page.keyboard.press("Enter");
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await fillSignIn(page, email, password);
 }
 
 /** Signs in on the form a signed-out visit shows (the page stays at its URL), by keyboard. */
