@@ -6,15 +6,12 @@ export const SURVEY_PROJECTION: TrackingProjection = {
   name: "surveys",
   open(store, environmentId) {
     return {
-      event: () => undefined,
-      featureEvent: () => undefined,
       feedback: (record) => {
         if (record.promptId !== null) markPromptDone(store, environmentId, record.promptId);
       },
       promptEvent: (record) => {
         if (record.action === "dismissed") markPromptDone(store, environmentId, record.promptId);
       },
-      flush: () => undefined,
     };
   },
 };

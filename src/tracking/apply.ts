@@ -7,7 +7,7 @@ import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./tracking-records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
-import { openProjections, type ProjectionWriter } from "./projections.js";
+import { openProjections, type ProjectionWriters } from "./projections.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -154,7 +154,7 @@ export class TrackingWriter {
   private readonly entities: EntityWriter;
   private readonly sequences: SequenceAllocator;
   /** What derives from the entries (analytics, surveys), written in the same transaction (projections.ts). */
-  private readonly projections: ProjectionWriter;
+  private readonly projections: ProjectionWriters;
   private readonly latestCompanyOf = (userId: string): string | null => this.entities.latestCompanyOf(userId);
 
   constructor(

@@ -6,15 +6,16 @@ export type ProjectedFeatureEvent = Pick<FeatureEventRecord, "action" | "key" | 
 
 /**
  * One transaction's writer of something derived from tracking (analytics cells, survey state), written in the same
- * transaction as the entries it derives from. Each method sees the record as stored.
+ * transaction as the entries it derives from. Each method sees the record as stored; a projection has only the
+ * methods for the records it derives from.
  */
 export interface ProjectionWriter {
-  event(record: EventRecord): void;
-  featureEvent(record: ProjectedFeatureEvent): void;
-  feedback(record: FeedbackRecord): void;
-  promptEvent(record: PromptEventRecord): void;
+  event?(record: EventRecord): void;
+  featureEvent?(record: ProjectedFeatureEvent): void;
+  feedback?(record: FeedbackRecord): void;
+  promptEvent?(record: PromptEventRecord): void;
   /** Called once, after the transaction's last record. */
-  flush(): void;
+  flush?(): void;
 }
 
 /**
@@ -33,20 +34,27 @@ export function registerTrackingProjection(projection: TrackingProjection): void
   if (!registered.some((each) => each.name === projection.name)) registered.push(projection);
 }
 
-/** The registered projections' names, for tests and a start-up check. */
-export function trackingProjectionNames(): string[] {
-  return registered.map((each) => each.name);
-}
+/** The registered projections' writers of one transaction, as one. */
+export type ProjectionWriters = Required<ProjectionWriter>;
 
-/** Every registered projection's writer for one transaction, as one. */
-export function openProjections(store: KvStore, environmentId: string): ProjectionWriter {
+/** Every registered projection's writer for one transaction, as one: each record reaches only the writers that take it. */
+export function openProjections(store: KvStore, environmentId: string): ProjectionWriters {
   const writers = registered.map((projection) => projection.open(store, environmentId));
-  if (writers.length === 1) return writers[0]!;
+  const takers = <T>(method: (writer: ProjectionWriter) => ((record: T) => void) | undefined): ((record: T) => void) => {
+    const calls = writers.flatMap((writer) => {
+      const call = method(writer);
+      return call === undefined ? [] : [call.bind(writer)];
+    });
+    return (record) => {
+      for (const call of calls) call(record);
+    };
+  };
+  const flushes = takers<void>((writer) => writer.flush);
   return {
-    event: (record) => writers.forEach((writer) => writer.event(record)),
-    featureEvent: (record) => writers.forEach((writer) => writer.featureEvent(record)),
-    feedback: (record) => writers.forEach((writer) => writer.feedback(record)),
-    promptEvent: (record) => writers.forEach((writer) => writer.promptEvent(record)),
-    flush: () => writers.forEach((writer) => writer.flush()),
+    event: takers((writer) => writer.event),
+    featureEvent: takers((writer) => writer.featureEvent),
+    feedback: takers((writer) => writer.feedback),
+    promptEvent: takers((writer) => writer.promptEvent),
+    flush: () => flushes(),
   };
 }
