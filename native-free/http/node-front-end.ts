@@ -13,7 +13,7 @@ import {
   type StreamSink,
 } from "../../src/http/types.js";
 import { INTERNAL_ERROR, runDecision } from "../../src/http/run-decision.js";
-import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "../../src/http/over-limit-body.js";
+import { drainBound, drainsDeclaredLength, drainTime } from "../../src/http/over-limit-body.js";
 
 /** A stream whose unsent output passes this is not keeping up: sink.write() says so and the core drops it. */
 const STREAM_BACKLOG_LIMIT_BYTES = 1024 * 1024;
@@ -201,7 +201,7 @@ function drainThenRefuse(exchange: Exchange, bodyLimit: number, request: ApiRequ
     received += chunk.length;
     if (received > bound) refuse();
   };
-  const timer = setTimeout(refuse, exchange.frontEnd.limits.overLimitDrainMs ?? OVER_LIMIT_DRAIN_MS);
+  const timer = setTimeout(refuse, drainTime(exchange.frontEnd.limits));
   res.once("close", () => clearTimeout(timer));
   req.on("data", onData);
   req.on("end", refuse);

@@ -10,8 +10,15 @@
 /** Bytes past the route's limit that are still read and discarded before the 413. */
 export const OVER_LIMIT_DRAIN_BYTES = 32 * 1024 * 1024;
 
+import type { FrontEndLimits } from "./types.js";
+
 /** How long, from the moment a body is known to be over its limit, the rest of it may take to arrive (default). */
-export const OVER_LIMIT_DRAIN_MS = 5_000;
+const OVER_LIMIT_DRAIN_MS = 5_000;
+
+/** The drain time a front end runs with: its limits' (tests shorten it), else the default. */
+export function drainTime(limits: FrontEndLimits): number {
+  return limits.overLimitDrainMs ?? OVER_LIMIT_DRAIN_MS;
+}
 
 /** The most bytes of a body over `bodyLimit` that are read before answering. */
 export function drainBound(bodyLimit: number): number {

@@ -12,7 +12,7 @@ import {
   type StreamSink,
 } from "./types.js";
 import { runDecision } from "./run-decision.js";
-import { drainBound, drainsDeclaredLength, OVER_LIMIT_DRAIN_MS } from "./over-limit-body.js";
+import { drainBound, drainsDeclaredLength, drainTime } from "./over-limit-body.js";
 import { loadNativeUws, type UwsModule } from "./load-uws.js";
 
 
@@ -231,7 +231,7 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
       writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
       return;
     }
-    const body = new BodyReader(decision.bodyLimit, limits.overLimitDrainMs ?? OVER_LIMIT_DRAIN_MS, declaredOver, () => writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true));
+    const body = new BodyReader(decision.bodyLimit, drainTime(limits), declaredOver, () => writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true));
     // One handler for the request's life: uWebSockets.js must not have it replaced from inside itself.
     res.onData((chunk, isLast) => {
       if (exchange.aborted || exchange.done) return body.stop();
