@@ -266,7 +266,7 @@ class NodeStreamSink implements StreamSink {
     res.once("close", () => this.markClosed());
   }
 
-  write(chunk: string): boolean {
+  write(chunk: string | Uint8Array): boolean {
     if (this.closed || this.res.destroyed) return false;
     this.res.write(chunk);
     return this.res.writableLength <= STREAM_BACKLOG_LIMIT_BYTES;

@@ -89,7 +89,8 @@ export interface AdminTokenRecord {
 /** What an audit entry names as changed. */
 export interface AuditEntity {
   kind: string;
-  id: string;
+  /** null for what has no id (the store, for `backup.create`). */
+  id: string | null;
   key?: string;
   environmentId?: string;
   appId?: string;

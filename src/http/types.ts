@@ -35,7 +35,7 @@ export interface ApiResponse {
 /** A long-lived response (Server-Sent Events). */
 export interface StreamSink {
   /** Writes a chunk; false when the client is not keeping up (the stream should then be dropped). */
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   end(): void;
   /** Called once when the client goes away or the stream is ended. */
   onClose(listener: () => void): void;

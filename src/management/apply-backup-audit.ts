@@ -4,5 +4,5 @@ import type { ChangeOf } from "./changes.js";
 import type { Applied } from "./outcome.js";
 
 export function applyBackupCreate(_context: ApplyContext, change: ChangeOf<"backup.create">): Applied<"backup.create"> {
-  return { ok: true, value: {}, audit: { action: "backup.create", entity: { kind: "store", id: null as unknown as string }, details: { bytes: change.bytes } } };
+  return { ok: true, value: {}, audit: { action: "backup.create", entity: { kind: "store", id: null }, details: { bytes: change.bytes } } };
 }

@@ -51,10 +51,9 @@ async function streamFiles(sink: StreamSink, store: BackupManifest["store"], fil
   const digest = new BackupDigest();
   digest.add(Buffer.from(BACKUP_MAGIC, "latin1"));
   let stalls = 0;
-  // The sink takes strings by type; both front ends hand bytes to their socket as they are.
   const send = async (chunk: Uint8Array) => {
     if (closed) return;
-    if (sink.write(digest.add(chunk) as unknown as string)) stalls = 0;
+    if (sink.write(digest.add(chunk))) stalls = 0;
     // The sink has no drain signal: after a chunk the socket could not take at once, give it time before the next.
     else await pause(Math.min(50, ++stalls));
   };
@@ -76,7 +75,7 @@ async function streamFiles(sink: StreamSink, store: BackupManifest["store"], fil
       }
     }
     // Only a stream that got this far gets its trailer; anything cut before has none and is refused on restore.
-    if (!closed) sink.write(digest.trailer() as unknown as string);
+    if (!closed) sink.write(digest.trailer());
   } finally {
     cleanup();
     sink.end();
