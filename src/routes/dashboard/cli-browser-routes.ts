@@ -9,36 +9,19 @@ import type { HttpMethod } from "../kit/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import type { Services } from "../kit/services.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
+import { escapeHtml, htmlPage, pageHeaders } from "../kit/html-page.js";
 
 type Context = RouteContext<Services>;
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[character]!);
+const PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
 
-/** No script, nothing loaded from elsewhere, never framed; the page's one style sheet is inline. */
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  "referrer-policy": "same-origin",
-  "x-content-type-options": "nosniff",
-} as const;
-
-/** The dashboard's look (its colours, type and card), for a page that has no script. */
+/** The card and the pages' own rules. */
 const STYLE =
-  "body{margin:0;font:16px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#17202e;background:#f4f6f9}" +
   "main{max-width:27rem;margin:10vh auto 2rem;background:#fff;padding:32px;border:1px solid #d6dae1;border-radius:8px;box-shadow:0 1px 3px rgb(0 0 0/6%)}" +
-  "h1{font-size:1.5rem;line-height:1.25;margin:0 0 12px}p{margin:0 0 12px}a{color:#1d4ed8}.brand{display:flex;align-items:center;gap:8px;font-weight:700;margin-bottom:24px}" +
-  ".mark{width:22px;height:22px;border-radius:6px;background:linear-gradient(135deg,#1d4ed8 0 50%,#0f9f6e 50% 100%)}" +
-  ".ok{color:#166534;font-weight:600}.error{background:#fdecec;border:1px solid #f3b8b8;color:#7a1014;padding:8px 12px;border-radius:6px}";
+  "a{color:#1d4ed8}.ok{color:#166534;font-weight:600}";
 
 function page(status: number, title: string, body: string): ApiResponse {
-  return {
-    status,
-    headers: { ...PAGE_HEADERS },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Switchyard</title><style>${STYLE}</style></head><body><main><div class="brand"><span class="mark" aria-hidden="true"></span>Switchyard</div>${body}</main></body></html>`,
-  };
+  return { status, headers: { ...PAGE_HEADERS }, body: htmlPage(`${title} · Switchyard`, STYLE, body) };
 }
 
 function signedIn(): ApiResponse {

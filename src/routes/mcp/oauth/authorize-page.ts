@@ -3,35 +3,23 @@
  * dashboard in this browser, else a sign-in and approve form. No script, no external assets; the dashboard's look
  * (colours, type, a card) in one inline style sheet.
  */
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[character]!);
+import { escapeHtml, htmlPage, pageHeaders } from "../../kit/html-page.js";
 
-/** Page headers: never framed (clickjacking), never cached, nothing loaded from elsewhere. */
-export const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  // Not no-referrer: under it browsers send `Origin: null` with the form post, which the login-CSRF check refuses.
-  "referrer-policy": "same-origin",
-} as const;
+export const PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
 
+/** The card, its form and buttons. */
 const STYLE =
-  "body{margin:0;font:16px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#17202e;background:#f4f6f9}" +
   "main{max-width:28rem;margin:8vh auto 2rem;background:#fff;padding:32px;border:1px solid #d6dae1;border-radius:8px;box-shadow:0 1px 3px rgb(0 0 0/6%)}" +
   "@media (max-width:480px){main{margin:0;border:none;border-radius:0;padding:24px 16px}}" +
-  ".brand{display:flex;align-items:center;gap:8px;font-weight:700;margin-bottom:24px}.mark{width:22px;height:22px;border-radius:6px;background:linear-gradient(135deg,#1d4ed8 0 50%,#0f9f6e 50% 100%)}" +
-  "h1{font-size:1.5rem;line-height:1.25;margin:0 0 12px}p{margin:0 0 12px}code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em}" +
+  "code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em}" +
   "label{display:block;margin:12px 0 4px;font-size:.8125rem;font-weight:500}" +
   "input[type=email],input[type=password]{width:100%;box-sizing:border-box;font:inherit;padding:6px 10px;min-height:36px;border:1px solid #7b8494;border-radius:6px}" +
   ".actions{display:flex;flex-wrap:wrap;gap:8px;margin-top:20px}button{font:inherit;font-weight:500;cursor:pointer;padding:6px 14px;min-height:36px;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff}" +
   "button.secondary{background:#fff;color:#1d4ed8;border-color:#b7bec9}:focus-visible{outline:3px solid #f4b400;outline-offset:2px}" +
-  ".who{background:#e8eefc;border-radius:6px;padding:8px 12px}.error{background:#fdecec;border:1px solid #f3b8b8;color:#7a1014;padding:8px 12px;border-radius:6px}" +
+  ".who{background:#e8eefc;border-radius:6px;padding:8px 12px}" +
   ".muted{color:#4d5562;font-size:.875rem}details{margin-top:20px}summary{cursor:pointer;color:#1d4ed8}";
 
-function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><div class="brand"><span class="mark" aria-hidden="true"></span>Switchyard</div>${body}</main></body></html>`;
-}
+const layout = (title: string, body: string): string => htmlPage(title, STYLE, body);
 
 export interface ApprovalPage {
   clientName: string;
