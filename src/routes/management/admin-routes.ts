@@ -26,7 +26,6 @@ function body<TSchema extends v.GenericSchema>(context: Context, schema: TSchema
   return schemaBody(context.request, schema);
 }
 
-
 /** A 400 naming each segment the rules name that the app does not have (apply checks again, for races). */
 function checkSegmentsExist(context: Context, appId: string, input: unknown): void {
   const segments = new SegmentRepository(context.services.store);
@@ -58,7 +57,6 @@ async function putRules(context: Context, kind: "targeting" | "config") {
 const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
 const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
-/** The management API of API.md §6 (apps, environments, keys, features, rules, history). Every write is a change (src/management). */
 /**
  * A feature's `stage` given by name (API.md §6, §10) is the app's release stage of that name, case-insensitive (or
  * its id): the feature is put in it (its targeting is left as it is; PUT .../stage also applies the stage's). A name
@@ -78,6 +76,7 @@ function releaseStageOf(context: Context, stage: string | null | undefined): { s
   return { stage: found.name, stageId: found.id };
 }
 
+/** The management API of API.md §6 (apps, environments, keys, features, rules, history). Every write is a change (src/management). */
 export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
