@@ -21,6 +21,9 @@ import { Metrics } from "./observability/metrics.js";
 import { selectAdapters } from "./runtime/adapters.js";
 import { EvaluationCache } from "./routes/sdk/evaluation-cache.js";
 import { createJobContext } from "./jobs/job-context.js";
+import { AppendTally } from "./tracking/append-tally.js";
+import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
+import { startProjection } from "./service/projection.js";
 import { TrackingReader } from "./tracking/index.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./routes/kit/services.js";
@@ -58,14 +61,14 @@ const EVALUATION_CACHE = { maxEntries: 10_000, maxAnswerBytes: 64 * 1024 };
 /** Most jobs per worker task: what arrives together is spread over the threads, so no one worker gets everything. */
 const MAX_BATCH = 32;
 
-function createExecutor(config: Config, storeShared: boolean, store: Services["store"], log: Logger, metrics: Metrics): Executor {
+function createExecutor(config: Config, storeShared: boolean, store: Services["store"], tally: AppendTally, log: Logger, metrics: Metrics): Executor {
   const onFault = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
   // The native-free store lives in this process: workers could not see it, so its jobs run inline.
-  const inline = createInlineExecutor(createJobContext(store), config.maxPendingWrites, onFault, metrics.tracking);
+  const inline = createInlineExecutor(createJobContext(store, tally), config.maxPendingWrites, onFault, metrics.tracking);
   if (config.workers === 0 || !storeShared) return inline;
   const pool = createPoolExecutor({
     threads: config.workers,
-    setup: { dataDir: config.dataDir, durability: config.durability },
+    setup: { dataDir: config.dataDir, durability: config.durability, appendTally: tally.shared },
     maxPending: config.maxPendingWrites,
     maxBatch: MAX_BATCH,
     stats: metrics.tracking,
@@ -78,6 +81,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const adapters = await selectAdapters(config, log);
   const { store } = adapters;
   await migrateStore(store);
+  if (!logBegun(store)) await store.write(() => noteDataBeforeLog(store));
 
   const accountRepository = new AccountRepository(store);
   const bootstrapAdminDigest = bootstrapAdminToken(config, accountRepository, log);
@@ -93,7 +97,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     tenancy.listEnvironments().map((environment) => [environment.id, environment.flagStateVersion] as [string, number]),
   );
   const metrics = new Metrics();
-  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, log, metrics);
+  const appendTally = new AppendTally();
+  const executor = createExecutor(config, adapters.storeSharedAcrossThreads, store, appendTally, log, metrics);
   metrics.gauge("switchyard_queue_depth", "Jobs (evaluations, tracking) accepted and not yet answered.", () => executor.pending());
   metrics.gauge("switchyard_pool_utilization", "Share of the worker pool's capacity in use (0 when jobs run inline).", () => executor.utilization?.() ?? 0);
   const evaluationCache = new EvaluationCache({ ...EVALUATION_CACHE, ttlMs: config.evaluationCacheMs });
@@ -106,6 +111,18 @@ export async function startService(config: Config, log: Logger = createLogger(co
         });
   // Normally NATS answers at once and the node listens with its streams ready; if it does not, serve anyway.
   await cluster?.readyWithin(CLUSTER_START_WAIT_MS);
+  // What a crash left unprojected (the crash tool reads it from the "listening" line).
+  const projectionAtStart = cluster === undefined ? { projected: projectedUpTo(store), appended: lastAppended(store) } : undefined;
+  const projection = startProjection({
+    config,
+    store,
+    executor,
+    tally: appendTally,
+    cluster,
+    attributesChanged: (environmentId) => evaluationCache.attributesChanged(environmentId),
+    metrics,
+    log,
+  });
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
@@ -123,6 +140,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     evaluationCache,
     live: new LiveStreamHub(flagStates, config.sse),
     prompting: createPrompting(store, { keepAliveMs: config.sse.keepAliveMs, maxStreams: config.sse.maxStreams }, log),
+    projection: projection.gate,
     log,
     metrics,
     management,
@@ -170,6 +188,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     store: store.kind,
     executor: executor.kind,
     workers: config.workers,
+    ...(projectionAtStart !== undefined ? { trackingLog: projectionAtStart } : {}),
     ...(config.cluster !== undefined ? { cluster: config.cluster.nodeId } : {}),
   });
 
@@ -189,6 +208,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
         while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
         for (const each of frontEnds) each.closeAll();
+        // What was acknowledged is in the log either way; projecting it now spares the next start the backlog.
+        await projection.stop(deadline);
         await executor.close();
         await cluster?.stop();
         await store.close();

@@ -32,6 +32,14 @@ const REMOVED = Symbol("removed");
 const committedExposures = new WeakMap<KvStore, KnownExposures>();
 
 /**
+ * Forgets which exposure cells this process took for present: after a projection rebuild removed them, or after a
+ * transaction that read cells written earlier in itself rolled back (src/operations/rebuild-projections.ts).
+ */
+export function forgetKnownExposures(store: KvStore): void {
+  committedExposures.delete(store);
+}
+
+/**
  * Committed exposure cells by environment and day, then company, then feature: looked up with the parts as they come,
  * so that a known cell costs no key string (building and hashing one cost more than the rest of the check).
  */

@@ -1,5 +1,5 @@
 /**
- * `switchyard backup | restore | export | import [unleash]` (API.md §13). Each prints the JSON answer on stdout and
+ * `switchyard backup | restore | export | import [unleash] | projections` (API.md §13, docs/RELIABILITY.md). Each prints the JSON answer on stdout and
  * exits 0 only on success; a refused request prints the service's error answer and exits 1.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -8,6 +8,7 @@ import { AdminClient, AnswerError } from "./admin-client.js";
 import { commandCredential, type CliEnvironment } from "./environment.js";
 import { downloadBackup } from "./backup-download.js";
 import { restoreBackup } from "../operations/restore.js";
+import { PROJECTION_USAGE, runProjectionCommand } from "./projection-commands.js";
 
 export const OPERATIONS_USAGE = `Operations (docs/OPERATIONS.md; API.md §13):
   switchyard backup --out FILE                     (an online backup of the whole store; owners or the admin token)
@@ -16,9 +17,9 @@ export const OPERATIONS_USAGE = `Operations (docs/OPERATIONS.md; API.md §13):
   switchyard import APP_ID FILE [--dry-run]        (applies a document; --dry-run lists the changes and makes none)
   switchyard import unleash APP_ID --unleash-url URL --unleash-token TOKEN (or UNLEASH_TOKEN) [--project P]
         --env UNLEASH_ENV=OUR_ENV [--env ...] [--context-mapping FILE.json] [--dry-run]
-`;
+${PROJECTION_USAGE}`;
 
-const COMMANDS = new Set(["backup", "restore", "export", "import"]);
+const COMMANDS = new Set(["backup", "restore", "export", "import", "projections"]);
 
 export function isOperationsCommand(argv: readonly string[]): boolean {
   return argv.length > 0 && COMMANDS.has(argv[0]!);
@@ -58,6 +59,11 @@ async function run(argv: string[], environment: CliEnvironment): Promise<unknown
     },
   });
   const [command, first, second] = positionals;
+  if (command === "projections") {
+    const { ok, report } = await runProjectionCommand(first, values["data-dir"], environment.service);
+    if (!ok) throw new AnswerError(report);
+    return report;
+  }
   if (command === "restore") {
     const dataDir = values["data-dir"] ?? environment.dataDir;
     return restoreBackup(required(first, "FILE"), dataDir);

@@ -108,6 +108,24 @@ export class StreamSet {
     return this.jsm !== undefined && this.registry !== undefined;
   }
 
+  /**
+   * Whether this node applied the tracking stream up to its end as JetStream holds it now (every call acknowledged
+   * anywhere in the cluster before this), waiting up to `timeoutMs` for it. A node that cannot reach JetStream
+   * cannot know the end: it answers true and serves what it holds (as it serves evaluation), rather than refuse.
+   */
+  async trackingCaughtUp(timeoutMs: number): Promise<boolean> {
+    const jsm = this.jsm;
+    if (jsm === undefined || !this.options.connection.connected) return true;
+    let end: number;
+    try {
+      end = (await jsm.streams.info(this.names.tracking)).state.last_seq;
+    } catch {
+      return true;
+    }
+    await this.applier.appliedUpTo(end, timeoutMs);
+    return this.applier.applied >= end;
+  }
+
   /** Reads the streams' ends and decides whether the node caught up with this set. */
   async check(): Promise<void> {
     const jsm = this.jsm;

@@ -4,7 +4,7 @@ import { randomBase62 } from "../tenancy/identifiers.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { Logger } from "../observability/logger.js";
 import type { KvStore } from "../storage/kv.js";
-import { writeReplicatedRequests, type ReplicatedRequest } from "../tracking/apply-replicated.js";
+import { projectRequests, type LoggedRequest } from "../tracking/project-requests.js";
 import type { ClusterConnection } from "./connection.js";
 import type { StreamPositions } from "./positions.js";
 import type { StreamNames } from "./streams.js";
@@ -16,7 +16,7 @@ const BATCH_BYTES = 512 * 1024;
 const FETCH_BATCH = 256;
 
 interface Pending {
-  request: ReplicatedRequest;
+  request: LoggedRequest;
   bytes: Uint8Array;
   resolve(): void;
   reject(error: unknown): void;
@@ -58,7 +58,7 @@ export class TrackingPublisher {
     return (this.client ??= jetstream(this.parts.connection.nc, { timeout: this.parts.publishTimeoutMs }));
   }
 
-  submit(request: ReplicatedRequest): Promise<void> {
+  submit(request: LoggedRequest): Promise<void> {
     if (!this.parts.connection.connected) return Promise.reject(unavailable());
     const bytes = packr.pack(request);
     const maxPayload = this.parts.connection.nc.info?.max_payload ?? 1024 * 1024;
@@ -139,6 +139,8 @@ export class TrackingApplier {
   private stopped = false;
   /** Messages after the last one applied, as JetStream reported with it. */
   pending = 0;
+  /** Arrival time (epoch ms) of the newest request applied: with `pending`, how far behind this node's projection is. */
+  lastAppliedReceivedAt = 0;
   private current: { stop(): void } | undefined;
   private restart = false;
   /** Resolves when the batch being applied (if any) is committed. */
@@ -264,9 +266,9 @@ export class TrackingApplier {
 
   private async apply(batch: JsMsg[]): Promise<void> {
     const { store, positions, log, accepts } = this.parts;
-    const decoded = batch.map((message) => ({ sequence: message.seq, requests: packr.unpack(message.data) as ReplicatedRequest[] }));
-    const served = (requests: ReplicatedRequest[]) => (accepts === undefined ? requests : requests.filter((request) => accepts(request.environmentId)));
-    // What these requests were validated against must be here first (see ReplicatedRequest.configSequence).
+    const decoded = batch.map((message) => ({ sequence: message.seq, requests: packr.unpack(message.data) as LoggedRequest[] }));
+    const served = (requests: LoggedRequest[]) => (accepts === undefined ? requests : requests.filter((request) => accepts(request.environmentId)));
+    // What these requests were validated against must be here first (see LoggedRequest.configSequence).
     let configSequence = 0;
     for (const entry of decoded) for (const request of entry.requests) configSequence = Math.max(configSequence, request.configSequence ?? 0);
     await this.parts.configAppliedUpTo(configSequence);
@@ -278,7 +280,7 @@ export class TrackingApplier {
       changed = await store.write(() => {
         const fresh = decoded.filter((entry) => entry.sequence > positions.applied("tracking"));
         if (fresh.length === 0) return new Set<string>();
-        const environments = writeReplicatedRequests(store, served(fresh.flatMap((entry) => entry.requests)), onDropped);
+        const environments = projectRequests(store, served(fresh.flatMap((entry) => entry.requests)), onDropped);
         positions.setApplied("tracking", fresh[fresh.length - 1]!.sequence);
         return environments;
       });
@@ -289,7 +291,7 @@ export class TrackingApplier {
         try {
           const environments = await store.write(() => {
             if (entry.sequence <= positions.applied("tracking")) return new Set<string>();
-            const result = writeReplicatedRequests(store, served(entry.requests), onDropped);
+            const result = projectRequests(store, served(entry.requests), onDropped);
             positions.setApplied("tracking", entry.sequence);
             return result;
           });
@@ -303,6 +305,7 @@ export class TrackingApplier {
       }
     }
     const last = batch[batch.length - 1]!;
+    for (const entry of decoded) for (const request of entry.requests) if (request.receivedAt > this.lastAppliedReceivedAt) this.lastAppliedReceivedAt = request.receivedAt;
     for (let index = this.waiters.length - 1; index >= 0; index--) {
       if (this.waiters[index]!.sequence <= last.seq) this.waiters.splice(index, 1)[0]!.resolve();
     }

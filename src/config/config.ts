@@ -26,6 +26,13 @@ export interface Config {
   readonly evaluationCacheMs: number;
   /** Evaluation answers at least this large are compressed when the client accepts br or gzip; 0 never compresses. */
   readonly compressMinBytes: number;
+  /** What derives from the tracking log (API.md §4): how far behind it may fall, and how long a read waits for it. */
+  readonly projection: {
+    /** Tracking calls get a retryable 503 while the oldest unprojected call is older than this. */
+    readonly maxLagMs: number;
+    /** A read of derived data waits this long for what was acknowledged before it, then answers a retryable 503. */
+    readonly readWaitMs: number;
+  };
   /** Live-update streams (API.md §5): keep-alive comment interval, and how many streams may be open. */
   readonly sse: {
     readonly keepAliveMs: number;
@@ -113,6 +120,8 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_LOG: v.optional(v.picklist(["silent", "info"], "must be silent or info"), "info"),
   SWITCHYARD_EVALUATION_CACHE_MS: v.optional(integerFrom(0, 60_000), "1000"),
   SWITCHYARD_COMPRESS_MIN_BYTES: v.optional(integerFrom(0, 1_000_000_000), "32768"),
+  SWITCHYARD_PROJECTION_MAX_LAG_MS: v.optional(integerFrom(10, 3_600_000), "1000"),
+  SWITCHYARD_READ_WAIT_MS: v.optional(integerFrom(10, 600_000), "5000"),
   // The contract's 15 s; tests shorten it. Below 100 ms the comments alone would be a load.
   SWITCHYARD_SSE_KEEPALIVE_MS: v.optional(integerFrom(100, 3_600_000), "15000"),
   SWITCHYARD_SSE_MAX_STREAMS_PER_KEY: v.optional(integerFrom(1, 1_000_000), "100"),
@@ -239,6 +248,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     logLevel: input.SWITCHYARD_LOG,
     evaluationCacheMs: input.SWITCHYARD_EVALUATION_CACHE_MS,
     compressMinBytes: input.SWITCHYARD_COMPRESS_MIN_BYTES,
+    projection: Object.freeze({ maxLagMs: input.SWITCHYARD_PROJECTION_MAX_LAG_MS, readWaitMs: input.SWITCHYARD_READ_WAIT_MS }),
     sse: Object.freeze({
       keepAliveMs: input.SWITCHYARD_SSE_KEEPALIVE_MS,
       maxStreamsPerKey: input.SWITCHYARD_SSE_MAX_STREAMS_PER_KEY,

@@ -23,6 +23,7 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },
   OVERLOADED: { status: 503, message: "The service is busy; retry later." },
   SHUTTING_DOWN: { status: 503, message: "The service is shutting down; retry later." },
+  PROJECTION_BEHIND: { status: 503, message: "Tracking is further ahead of what is projected from it than this service allows; retry later." },
   CLUSTER_UNAVAILABLE: { status: 503, message: "This node cannot reach the cluster's log; retry later (another node may answer)." },
   UPSTREAM_UNAVAILABLE: { status: 502, message: "The server imported from did not answer usably." },
   INTERNAL: { status: 500, message: "Internal server error." },

@@ -115,6 +115,8 @@ it("answers every query exactly as the nested path does", async () => {
         // Attributes tracking refuses (a "__proto__" key, say) are simply not stored.
         await runJobs(context, [track("user", { userId: "u1", attributes: user1 }), track("user", { userId: "u2", attributes: user2 }),
           track("company", { companyId: "c1", attributes: company1 }), track("company", { companyId: "c2", attributes: company2 })], () => undefined);
+        // Logged; stored users and companies are what the projector derives from the log.
+        await runJobs(context, [{ kind: "project", maxItems: 10_000 }], () => undefined);
         const version = tenancy.getEnvironment(environmentId)!.flagStateVersion;
         for (const [index, text] of queries.entries()) {
           // Every other query as `/features/enabled`, whose evaluate events must match too.

@@ -12,7 +12,7 @@ import {
 } from "../evaluation/index.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
-import { evaluationRow, recordEvaluations, type Evaluations } from "../tracking/index.js";
+import { evaluationRow, type Evaluations } from "../tracking/index.js";
 import type { EvaluateJob, JobResult } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
 import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
@@ -48,17 +48,10 @@ function eventRowOf(outcome: OutcomeView): Uint8Array {
   return row;
 }
 
-/** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to store before it is sent. */
+/** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to log (the answer does not wait for them). */
 export interface Evaluation {
   answer: JobResult;
   featureEvents: Evaluations | undefined;
-}
-
-/** `GET /features/evaluated` and `/features/enabled` for one request (API.md §3), events stored before answering. */
-export async function runEvaluateJob(jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
-  const { answer, featureEvents } = evaluateJob(jobContext, job);
-  if (featureEvents !== undefined) await recordEvaluations(jobContext.store, job.environmentId, featureEvents, Date.now());
-  return answer;
 }
 
 /**

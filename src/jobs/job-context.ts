@@ -2,6 +2,7 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
+import { AppendTally, type AppendTallySlot } from "../tracking/append-tally.js";
 import { AttributeCache } from "./attribute-cache.js";
 import { registerTrackingProjections } from "./projections.js";
 import { RulesetCache } from "./ruleset-cache.js";
@@ -18,12 +19,15 @@ export interface JobContext {
   attributes: { user: AttributeCache<StoredEntity>; company: AttributeCache<StoredEntity> };
   /** The attribute epoch of each environment as this thread's read snapshot last caught up with it. */
   attributeEpochs: Map<string, number>;
+  /** This thread's count of unawaited appends (the `evaluate` events of `/features/enabled`). */
+  appendTally: AppendTallySlot;
 }
 
 /** Users and companies whose stored attributes a thread remembers for remote context. */
 const ATTRIBUTE_CACHE_ENTRIES = 50_000;
 
-export function createJobContext(store: KvStore): JobContext {
+/** `appendTally`: the process's shared tally (a thread of its own without one: tests, tools). */
+export function createJobContext(store: KvStore, appendTally: AppendTally = new AppendTally()): JobContext {
   registerTrackingProjections();
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
@@ -35,5 +39,6 @@ export function createJobContext(store: KvStore): JobContext {
     rulesets: new RulesetCache(store, tenancy, features),
     attributes: { user: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES), company: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES) },
     attributeEpochs: new Map(),
+    appendTally: appendTally.claim(),
   };
 }

@@ -32,7 +32,13 @@ export interface TrackJob {
   receivedAt: number;
 }
 
-export type Job = EvaluateJob | TrackJob;
+/** One projection step (src/tracking/projector.ts): answers its ProjectionStep as the JSON body. */
+export interface ProjectJob {
+  kind: "project";
+  maxItems: number;
+}
+
+export type Job = EvaluateJob | TrackJob | ProjectJob;
 
 /** One task: the jobs of a batch, and a buffer to write their answers into (moved back with them; see result-packing.ts). */
 export interface Batch {
@@ -57,4 +63,6 @@ export interface WorkerSetup {
   rings: SharedArrayBuffer[];
   /** One Int32: how many rings have been claimed. */
   ringClaims: SharedArrayBuffer;
+  /** Unawaited appends per thread (src/tracking/append-tally.ts). */
+  appendTally: SharedArrayBuffer;
 }

@@ -8,7 +8,8 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { TrackingCall } from "../schemas/tracking.js";
 import type { EvaluateJob, TrackJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
-import { runJobs } from "./run-job.js";
+import { runJob, runJobs } from "./run-job.js";
+import { lastAppended, projectedUpTo, trackingLogRecords } from "../tracking/tracking-log.js";
 
 let dir: string;
 let store: LmdbStore;
@@ -51,7 +52,16 @@ const enabled = (query: string): EvaluateJob => ({
   attributeCacheMs: 0,
 });
 
-it("answers /features/enabled after its evaluate events are stored with the batch's tracking writes", async () => {
+/** One projection step through the job the projector sends; answers what it reported. */
+async function project(): Promise<{ position: number; appended: number; items: number }> {
+  const result = await runJob(context, { kind: "project", maxItems: 10_000 }, (error) => {
+    throw error;
+  });
+  expect(result.status).toBe(200);
+  return JSON.parse(result.body as string);
+}
+
+it("logs /features/enabled's evaluate events with the batch's tracking call in one record, projected later", async () => {
   const answers = await runJobs(
     context,
     [enabled("context.user.id=u1"), job("event", '{"event":"opened","userId":"u1"}'), enabled("context.user.id=u2"), enabled("context.user.__proto__.admin=1")],
@@ -62,6 +72,12 @@ it("answers /features/enabled after its evaluate events are stored with the batc
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 400]);
   // Evaluation answers come as bytes, tracking answers as text.
   expect(Object.keys(JSON.parse(Buffer.from(answers[0]!.body).toString()).features)).toEqual(["huddle"]);
+  // Acknowledged = logged: one record holds the tracking call and both evaluations, and nothing is projected yet.
+  const records = [...trackingLogRecords(store, 0)];
+  expect(records.map((record) => record.requests.map((request) => (request.evaluations ? "evaluations" : request.items[0]!.type)))).toEqual([["evaluations", "event", "evaluations"]]);
+  expect(context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents).toEqual([]);
+  expect(await project()).toMatchObject({ position: 1, appended: 1, items: 3 });
+  expect(projectedUpTo(store)).toBe(1);
   const stored = context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents;
   expect(stored.map((event) => [event.key, event.action, event.evalResult, (event.evalContext as { user: { id: string } }).user.id])).toEqual([
     ["huddle", "evaluate", true, "u1"],
@@ -88,8 +104,23 @@ it("answers every job of a batch in order, the bad ones alone, and stores the go
   expect(JSON.parse(answers[2]!.body as string)).toMatchObject({ success: true, feedbackId: expect.any(String) });
   expect(JSON.parse(answers[4]!.body as string).error.validationErrors[0].path).toBe("event");
   expect(faults).toEqual([]);
+  expect(lastAppended(store)).toBe(1);
+  expect(await project()).toMatchObject({ position: 1, appended: 1, items: 5 });
   const events = context.tracking.listEvents(envId, undefined, 10).events;
   expect(events.map((event) => `${event.userId}:${event.event}`)).toEqual(["u1:opened", "u2:a", "u2:b"]);
   expect(context.tracking.getUserAttributes(envId, "u2")).toEqual({ plan: "pro" });
-  expect(context.tracking.listFeedback(envId, undefined, 10).feedback).toHaveLength(1);
+  // The id answered before projection is the one the projection stored.
+  expect(context.tracking.listFeedback(envId, undefined, 10).feedback.map((feedback) => feedback.feedbackId)).toEqual([JSON.parse(answers[2]!.body as string).feedbackId]);
+});
+
+it("answers an evaluation-only batch without waiting for its append, which still commits", async () => {
+  const answers = await runJobs(context, [enabled("context.user.id=u9")], (error) => {
+    throw error;
+  });
+  expect(answers[0]!.status).toBe(200);
+  // Answered: the append was issued and may not be committed yet. This thread's writes commit in order.
+  await store.write(() => undefined);
+  expect(lastAppended(store)).toBe(1);
+  await project();
+  expect(context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents.map((event) => event.key)).toEqual(["huddle"]);
 });

@@ -1,11 +1,13 @@
 import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { applyTrackingTogether, canShareTransaction, type TrackingRequest } from "../tracking/index.js";
 import type { AnswerTarget } from "../evaluation/index.js";
-import type { Job, JobResult } from "./protocol.js";
-import { evaluateJob, runEvaluateJob } from "./evaluate-job.js";
+import type { LoggedRequest } from "../tracking/project-requests.js";
+import { projectNextRecords } from "../tracking/projector.js";
+import { appendToTrackingLog } from "../tracking/tracking-log.js";
+import type { Job, JobResult, ProjectJob } from "./protocol.js";
+import { evaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
-import { parseTrackJob, runTrackJob, tracked } from "./track-job.js";
+import { prepareTrackJob } from "./track-job.js";
 
 function errorResult(error: ServiceError): JobResult {
   const response = errorResponse(error);
@@ -21,27 +23,30 @@ function failure(error: unknown, onFault: (error: unknown) => void): JobResult {
 
 /** Runs one job to a ready answer; a job never rejects (client mistakes become 4xx, faults a logged 500). */
 export async function runJob(jobContext: JobContext, job: Job, onFault: (error: unknown) => void): Promise<JobResult> {
-  try {
-    return job.kind === "evaluate" ? await runEvaluateJob(jobContext, job) : await runTrackJob(jobContext, job);
-  } catch (error) {
-    return failure(error, onFault);
-  }
+  const [result] = await runJobs(jobContext, [job], onFault);
+  return result!;
 }
 
 /** Receives an answer the moment it is computed: its body may be a transient view, to be copied at once. */
 export type AnswerSink = (position: number, answer: JobResult) => void;
 
+/** One projection step, in its own transaction: the log's next records applied, the position moved with them. */
+async function runProjectJob(jobContext: JobContext, job: ProjectJob, onFault: (error: unknown) => void): Promise<JobResult> {
+  const onDropped = (error: ServiceError) => onFault(new Error(`a logged feedback was dropped when projected: ${error.code} ${error.message}`));
+  const step = await jobContext.store.write(() => projectNextRecords(jobContext.store, job.maxItems, onDropped));
+  return { status: 200, body: JSON.stringify(step) };
+}
+
 /**
  * Runs jobs that arrived together. Tracking requests are validated one by one (a bad one is answered alone), then
- * those that cannot be refused mid-transaction are stored in one shared transaction, together with the `evaluate`
- * events of `/features/enabled` requests: at fifty concurrent `/event` calls that is one read and one write of each
- * user, company, counter and analytics cell instead of fifty. Every answer still waits for the commit holding its
- * data.
+ * every valid one is appended to the tracking log as one record, in one transaction: each answer waits for that
+ * commit and for nothing else (users, companies and analytics are projected from the log later, projector.ts).
+ * The `evaluate` events of `/features/enabled` go into the same append, or into one of their own, and their answers
+ * never wait for it: an evaluation's answer is a read, not an acknowledgement (API.md §4).
  *
  * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
  * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their
- * entries in the result are undefined, unless a later failure replaces them (a commit that failed for
- * `/features/enabled`).
+ * entries in the result are undefined.
  */
 export function runJobs(jobContext: JobContext, jobs: readonly Job[], onFault: (error: unknown) => void): Promise<JobResult[]>;
 export function runJobs(
@@ -58,48 +63,59 @@ export function runJobs(
   sink?: AnswerSink,
   target?: AnswerTarget,
 ): Promise<(JobResult | undefined)[]> {
-  const answers = new Array<Promise<JobResult | undefined>>(jobs.length);
-  const shared: { position: number; request: TrackingRequest; answer: JobResult | undefined }[] = [];
+  const answers = new Array<Promise<JobResult | undefined> | JobResult | undefined>(jobs.length);
+  const logged: LoggedRequest[] = [];
+  const acknowledged: { position: number; answer: JobResult }[] = [];
   jobs.forEach((job, position) => {
+    if (job.kind === "project") {
+      answers[position] = runProjectJob(jobContext, job, onFault).catch((error: unknown) => failure(error, onFault));
+      return;
+    }
     if (job.kind === "evaluate") {
       let evaluation;
       try {
         evaluation = evaluateJob(jobContext, job, { transient: sink !== undefined, ...(target !== undefined ? { target } : {}) });
       } catch (error) {
-        answers[position] = Promise.resolve(failure(error, onFault));
+        answers[position] = failure(error, onFault);
         return;
       }
       const { featureEvents } = evaluation;
-      let answer: JobResult | undefined = evaluation.answer;
-      if (sink !== undefined) {
-        sink(position, answer);
-        answer = undefined;
+      if (featureEvents !== undefined && featureEvents.results.length > 0) {
+        logged.push({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents });
       }
-      if (featureEvents === undefined) answers[position] = Promise.resolve(answer);
-      else shared.push({ position, answer, request: { environmentId: job.environmentId, items: [], evaluations: featureEvents, receivedAt: Date.now() } });
+      if (sink === undefined) answers[position] = evaluation.answer;
+      else sink(position, evaluation.answer);
       return;
     }
-    let items;
     try {
-      items = parseTrackJob(job);
+      const { request, answer } = prepareTrackJob(jobContext, job);
+      logged.push(request);
+      acknowledged.push({ position, answer });
     } catch (error) {
-      answers[position] = Promise.resolve(failure(error, onFault));
-      return;
+      answers[position] = failure(error, onFault);
     }
-    if (canShareTransaction(items)) shared.push({ position, answer: tracked(), request: { environmentId: job.environmentId, items, receivedAt: job.receivedAt } });
-    else answers[position] = runTrackJob(jobContext, job, items).catch((error: unknown) => failure(error, onFault));
   });
-  if (shared.length > 0) {
-    const outcomes = applyTrackingTogether(
-      jobContext.store,
-      shared.map((entry) => entry.request),
-    );
-    shared.forEach((entry, index) => {
-      answers[entry.position] = outcomes.then((settled) => {
-        const outcome = settled[index]!;
-        return outcome.status === "fulfilled" ? entry.answer : failure(outcome.reason, onFault);
-      });
-    });
+  if (logged.length > 0) {
+    const { store, appendTally } = jobContext;
+    const awaited = acknowledged.length > 0;
+    // Nobody waits for an append of evaluate events alone: the tally lets reads that must see them wait instead.
+    if (!awaited) appendTally.started();
+    const committed = store.write(() => appendToTrackingLog(store, logged));
+    if (!awaited) {
+      committed.then(
+        () => appendTally.finished(),
+        (error: unknown) => {
+          appendTally.finished();
+          onFault(error);
+        },
+      );
+    }
+    for (const { position, answer } of acknowledged) {
+      answers[position] = committed.then(
+        () => answer,
+        (error: unknown) => failure(error, onFault),
+      );
+    }
   }
   return Promise.all(answers);
 }

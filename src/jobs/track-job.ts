@@ -1,14 +1,15 @@
 import { parseJsonBody } from "../schemas/json-body.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { parseTrackingCall, type TrackingItem } from "../schemas/tracking.js";
-import { applyTracking } from "../tracking/index.js";
+import { prepareFeedback } from "../tracking/logged-feedback.js";
+import type { LoggedRequest } from "../tracking/project-requests.js";
 import type { JobResult, TrackJob } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const OK_BODY = '{"success":true}';
 
-/** The answer to a tracking request whose items were all stored (a fresh object: the core adds CORS headers to it). */
+/** The answer to a tracking request whose items were all logged (a fresh object: the core adds CORS headers to it). */
 export const tracked = (): JobResult => ({ status: 200, body: OK_BODY, headers: JSON_HEADERS });
 
 /** Parses and validates one tracking request as a whole; throws INVALID_BODY (or the body's own 4xx) otherwise. */
@@ -19,9 +20,16 @@ export function parseTrackJob(job: TrackJob): readonly TrackingItem[] {
   return parsed.items;
 }
 
-/** One tracking request on its own: parse, validate as a whole, store all of it in one transaction, answer after commit. */
-export async function runTrackJob(jobContext: JobContext, job: TrackJob, items = parseTrackJob(job)): Promise<JobResult> {
-  const { feedbackIds } = await applyTracking(jobContext.store, job.environmentId, items, job.receivedAt);
-  if (job.call === "feedback") return { status: 200, body: JSON.stringify({ success: true, feedbackId: feedbackIds[0] }), headers: JSON_HEADERS };
-  return tracked();
+/**
+ * One tracking request made ready for the tracking log: validated as a whole, its feedback references checked and
+ * the ids of new feedback decided; with the answer it gets once the log holds it. Throws the request's 4xx.
+ */
+export function prepareTrackJob(jobContext: JobContext, job: TrackJob): { request: LoggedRequest; answer: JobResult } {
+  const items = [...parseTrackJob(job)];
+  const feedbackIds = prepareFeedback(jobContext.store, job.environmentId, items);
+  const request: LoggedRequest = { environmentId: job.environmentId, receivedAt: job.receivedAt, items, feedbackIds };
+  if (job.call !== "feedback") return { request, answer: tracked() };
+  const item = items[0]!;
+  const feedbackId = item.type === "feedback" && item.feedbackId !== undefined ? item.feedbackId : feedbackIds[0];
+  return { request, answer: { status: 200, body: JSON.stringify({ success: true, feedbackId }), headers: JSON_HEADERS } };
 }

@@ -140,6 +140,20 @@ export class Metrics {
     });
   }
 
+  /** A counter whose total is read when scraped (kept by whoever counts, as plain numbers). */
+  counter(name: string, help: string, read: () => number): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const total = read();
+        if (total > 0) this.inc(total);
+      },
+    });
+  }
+
   /** A gauge with labels, its values read when scraped. */
   labelledGauge(name: string, help: string, labelNames: string[], read: () => [Record<string, string>, number][]): void {
     new Gauge({

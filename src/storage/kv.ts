@@ -85,6 +85,7 @@ export const TABLES = [
   "surveys",
   // Last, so that stores which number tables by position keep their numbers.
   "entityUpdates",
+  "trackingLog",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

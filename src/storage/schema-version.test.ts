@@ -44,7 +44,7 @@ it("reads version 2 records as they were and raises the stamp, so a version 2 bu
   const store = new LmdbStore({ path: dir, durability: "commit" });
   try {
     await migrateStore(store);
-    expect(store.table("meta").get("schemaVersion")).toBe(3);
+    expect(store.table("meta").get("schemaVersion")).toBe(SCHEMA_VERSION);
     expect(store.table("users").get("env\u0000u1")).toEqual({ id: "u1", attributes: { plan: "pro", seats: 3, nested: { a: [1, { b: true }] } }, firstSeen: 1, lastSeen: null });
     await store.write(() => store.table("users").put("env\u0000u2", { id: "u2", attributes: { plan: "free" } }));
     expect(store.table("users").get("env\u0000u2")).toEqual({ id: "u2", attributes: { plan: "free" } });
@@ -56,7 +56,7 @@ it("reads version 2 records as they were and raises the stamp, so a version 2 bu
 it("refuses data dirs of a newer release and of pre-release builds", async () => {
   await writeOldStore(SCHEMA_VERSION + 1);
   let store = new LmdbStore({ path: dir, durability: "commit" });
-  await expect(migrateStore(store)).rejects.toThrow(/schema version 4; this release understands up to 3/);
+  await expect(migrateStore(store)).rejects.toThrow(/schema version 5; this release understands up to 4/);
   await store.close();
   await rm(dir, { recursive: true, force: true });
   await writeOldStore(1);

@@ -46,6 +46,15 @@ const MAX_SPARE_BUFFERS = 64;
 /** Shared memory per worker for its answers: 64 batches of 1,000-feature answers. */
 const RING_BYTES = 32 * 1024 * 1024;
 
+/** Projection steps are the service's own work: never refused for a full queue, and not counted in it. */
+const counts = (job: Job): boolean => job.kind !== "project";
+
+function countedIn(batch: readonly Waiting[]): number {
+  let count = 0;
+  for (const waiting of batch) if (counts(waiting.job)) count++;
+  return count;
+}
+
 function overloaded(): ServiceError {
   return new ServiceError("OVERLOADED", undefined, undefined, 1);
 }
@@ -89,6 +98,7 @@ export function createInlineExecutor(context: JobContext, maxPending: number, on
   return {
     kind: "inline",
     async run(job) {
+      if (!counts(job)) return runJob(context, job, onFault);
       if (pending >= maxPending) throw overloaded();
       pending++;
       if (job.kind === "track") {
@@ -175,7 +185,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       (packed) => {
         const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
         const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion));
-        pending -= batch.length;
+        pending -= countedIn(batch);
         // The next batch leaves before these answers are written, so that the worker evaluates it meanwhile.
         if (answering) {
           noteAnswerSizes(results);
@@ -190,7 +200,7 @@ export function createPoolExecutor(options: PoolOptions): Executor {
         });
       },
       (error: unknown) => {
-        pending -= batch.length;
+        pending -= countedIn(batch);
         if (answering) evaluations.returned();
         for (const waiting of batch) waiting.reject(error);
       },
@@ -216,8 +226,10 @@ export function createPoolExecutor(options: PoolOptions): Executor {
   return {
     kind: "pool",
     run(job) {
-      if (pending >= options.maxPending) return Promise.reject(overloaded());
-      pending++;
+      if (counts(job)) {
+        if (pending >= options.maxPending) return Promise.reject(overloaded());
+        pending++;
+      }
       return new Promise<JobResult>((resolve, reject) => {
         queue.push({ job, resolve, reject });
         if (!scheduled) {
@@ -233,8 +245,9 @@ export function createPoolExecutor(options: PoolOptions): Executor {
 }
 
 /**
- * Which executor a job goes to: evaluations (`/features/enabled` too) and bulk bodies to the pool (the CPU-heavy
- * work, off the thread that serves HTTP), single tracking calls inline (their work is small). Every commit happens on
+ * Which executor a job goes to: evaluations (`/features/enabled` too), bulk bodies and projection steps to the pool
+ * (the CPU-heavy work, off the thread that serves HTTP), single tracking calls inline (their work is small: a
+ * validation and one append). Every commit happens on
  * lmdb-js's write thread, so no thread waits for a disk, and the pool sends jobs that wait for a commit in batches
  * of their own (flush), so no evaluation's answer waits behind one. Measured on 2 cores (docs/BENCHMARKS.md): with
  * everything in the pool and commits synchronous in the workers, a worker blocked in each commit's sync held up the
@@ -242,12 +255,12 @@ export function createPoolExecutor(options: PoolOptions): Executor {
  * moved from the main thread to the pool served 8–10 % more with 12–15 % less CPU per request.
  */
 export function routesToPool(job: Job): boolean {
-  return job.kind === "evaluate" || job.call === "bulk";
+  return job.kind !== "track" || job.call === "bulk";
 }
 
-/** Whether a job's answer waits for a commit. */
+/** Whether a job's answer waits for a commit (an evaluation's never does: `/features/enabled` logs without waiting). */
 function waitsForCommit(job: Job): boolean {
-  return job.kind === "track" || job.onlyEnabled;
+  return job.kind !== "evaluate";
 }
 
 /** The pool for the heavy jobs, the calling thread for the rest (see routesToPool). */

@@ -1,7 +1,7 @@
 /**
  * A short run of tools/crash/mixed-cycles.ts (the 50-cycle figures come from `node dist/tools/crash/mixed.js`, see
- * docs/RELIABILITY.md): kill -9 under evaluation + tracking + feedback load loses nothing acknowledged and stores no
- * multi-item write in part.
+ * docs/RELIABILITY.md): kill -9 under evaluation + tracking + feedback load loses nothing acknowledged, stores no
+ * multi-item write in part, and leaves a projected state equal to a rebuild from the tracking log.
  */
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -25,6 +25,7 @@ describe("crash safety under mixed load", () => {
       expect(report.evaluations.answered).toBeGreaterThan(50);
       // A dead connection is the only acceptable failure: no status other than 200 was answered.
       expect(Object.keys(report.unexpectedStatuses)).toEqual([]);
+      expect(report.projectionsEqualRebuild).toBe(true);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -294,6 +294,8 @@ describe(`key isolation (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)
     const prod = world.a.production;
     const post = (key: string, path: string, body: unknown) => request(server.url, "POST", path, { token: key, body });
     expect((await post(dev.secretKey, "/company", { companyId: "iso-remote", attributes: { plan: "pro" } })).status).toBe(200);
+    // A management read waits until what was acknowledged before it is projected (API.md §4): the company is stored.
+    expect((await request(server.url, "GET", `/admin/environments/${dev.id}/companies/iso-remote`, { token: server.adminToken })).status).toBe(200);
     const evaluate = (key: string) => request(server.url, "GET", `/features/evaluated?context.company.id=iso-remote&key=${world.featureKey}`, { token: key });
     const inDev = await evaluate(dev.publishableKey);
     expect(inDev.body.remoteContextUsed).toBe(true);

@@ -1,11 +1,15 @@
 /**
- * Kill -9 under mixed load — evaluation, `/features/enabled` (whose evaluate events are stored before it answers),
+ * Kill -9 under mixed load — evaluation, `/features/enabled` (answered before its evaluate events are committed: a
+ * crash may lose those of the last append, which is counted, not failed),
  * tracking (events, users, companies, bulks, feature-event batches) and feedback (created, then updated by id) —
  * restart, repeat; then read everything back through the admin API and count, per kind, what was acknowledged, lost
  * (acknowledged but not stored: must be 0), partial (a multi-item write stored in part: must be 0) and stored without
- * an acknowledgement (allowed: the kill fell between commit and answer).
+ * an acknowledgement (allowed: the kill fell between commit and answer). Each restart notes how far the projection
+ * was behind the tracking log; at the end the data dir's projected state must equal a rebuild from the log
+ * (`switchyard projections verify`).
  * `tools/crash/mixed.ts` runs it from the command line; test/hardening/crash-mixed.test.ts runs a few cycles.
  */
+import { spawnSync } from "node:child_process";
 import { ADMIN_TOKEN, killUnderLoad, start, type Running } from "../support/service-process.js";
 
 export interface MixedCrashOptions {
@@ -43,6 +47,13 @@ export interface MixedCrashReport {
   evaluations: { answered: number; failed: number };
   /** Answers other than 200 that were not a dead connection (a 5xx here would be a fault). */
   unexpectedStatuses: Record<string, number>;
+  /** `/features/enabled` answers whose evaluate events are not stored: what crashes cost (allowed, API.md §3). */
+  enabledEventsLost: number;
+  /** Restarts that found tracking log records not yet projected, and the most records found so. */
+  restartsWithBacklog: number;
+  largestBacklogAtRestart: number;
+  /** `switchyard projections verify` after the last stop: the projected state equals a rebuild from the log. */
+  projectionsEqualRebuild: boolean;
   failures: string[];
 }
 
@@ -88,7 +99,15 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
   const concurrency = options.concurrency ?? 8;
   const [minKill, maxKill] = options.killAfterMs ?? [200, 800];
   const durability = options.durability ?? "commit";
-  const startOptions = { cli: options.cli, dataDir: options.dataDir, native: options.native, env: { SWITCHYARD_DURABILITY: durability, ...options.env } };
+  /** Reads the tracking log's state from the service's "listening" line: what the crash left unprojected. */
+  const onLine = (line: string) => {
+    if (!line.includes('"listening"')) return;
+    const log = (JSON.parse(line) as { trackingLog?: { projected: number; appended: number } }).trackingLog;
+    const backlog = log === undefined ? 0 : log.appended - log.projected;
+    if (backlog > 0) report.restartsWithBacklog++;
+    report.largestBacklogAtRestart = Math.max(report.largestBacklogAtRestart, backlog);
+  };
+  const startOptions = { cli: options.cli, dataDir: options.dataDir, native: options.native, env: { SWITCHYARD_DURABILITY: durability, ...options.env }, onLine };
   const report: MixedCrashReport = {
     cycles: 0,
     native: options.native,
@@ -96,6 +115,10 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
     kinds: emptyFigures(),
     evaluations: { answered: 0, failed: 0 },
     unexpectedStatuses: {},
+    enabledEventsLost: 0,
+    restartsWithBacklog: 0,
+    largestBacklogAtRestart: 0,
+    projectionsEqualRebuild: false,
     failures: [],
   };
   const attempts: Attempt[] = [];
@@ -267,6 +290,11 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
       figures.partial++;
       report.failures.push(`${attempt.kind} ${attempt.name}: ${present}/${whole} stored`);
     }
+    if (attempt.kind === "enabled") {
+      // An evaluation's answer is a read, not an acknowledgement: its events may go with a crash.
+      if (attempt.acknowledged && present === 0) report.enabledEventsLost++;
+      continue;
+    }
     if (attempt.acknowledged && present !== whole) {
       figures.lost++;
       report.failures.push(`acknowledged ${attempt.kind} ${attempt.name}: ${present}/${whole} stored`);
@@ -281,5 +309,18 @@ export async function runMixedCrashCycles(options: MixedCrashOptions): Promise<M
     if (comment === undefined || !/^c\d+-w\d+-s\d+$/.test(comment)) report.failures.push(`feedback ${feedbackId}: comment ${comment} after acknowledged updates ${[...comments].join(", ")}`);
   }
   await server.stop();
+  report.projectionsEqualRebuild = verifyProjections(options, report);
   return report;
+}
+
+/** `switchyard projections verify` on the stopped service's data dir. */
+function verifyProjections(options: MixedCrashOptions, report: MixedCrashReport): boolean {
+  const verify = spawnSync(process.execPath, [options.cli, "projections", "verify", "--data-dir", options.dataDir], {
+    env: { ...process.env, SWITCHYARD_NATIVE: options.native, SWITCHYARD_LOG: "silent" },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (verify.status === 0) return true;
+  report.failures.push(`projections verify exited ${verify.status}: ${verify.stdout}${verify.stderr}`);
+  return false;
 }

@@ -8,6 +8,7 @@ import { errorFor, errorResponse } from "../../http/responses.js";
 import type { RouteContext, RouteResult, RouteSpec } from "./route.js";
 import type { Router } from "./router.js";
 import type { ApiCore, ApiRequest, ApiResponse, RouteDecision } from "../../http/types.js";
+import type { ProjectionGate } from "../../tracking/projection-driver.js";
 
 export interface CoreServices {
   auth: AuthContext;
@@ -18,6 +19,8 @@ export interface CoreServices {
   isDraining(): boolean;
   /** Per-route request counts and latencies (GET /metrics); absent in unit tests that build a bare core. */
   metrics?: Metrics;
+  /** Reads of derived data wait here for what was acknowledged before them; absent in unit tests of a bare core. */
+  projection?: Pick<ProjectionGate, "caughtUp">;
 }
 
 /** Key and token prefixes (API.md §1, §8); a path segment that starts with one is a credential and never reaches a log. */
@@ -54,6 +57,9 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
 
   function decisionFor(spec: RouteSpec<S>, params: Record<string, string>, method: string, pattern: string): RouteDecision {
     const meter = services.metrics?.meter(spec, method, pattern);
+    // Management routes (the management and analytics API, the dashboard's data, MCP, the Reflag API) read what is
+    // projected from tracking, as do the routes that say so: each waits for what was acknowledged before it.
+    const readsProjection = spec.access === "admin" || spec.readsProjection === true;
     return {
       bodyLimit: spec.bodyLimit,
       handle(request) {
@@ -79,7 +85,8 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
             throw new ServiceError("RATE_LIMITED", "Too many requests for this key.", undefined, perKey.retryAfterSeconds());
           }
           const context: RouteContext<S> = { request, params, principal, services };
-          const result = spec.handle(context);
+          const waiting = readsProjection ? services.projection?.caughtUp() : undefined;
+          const result = waiting === undefined ? spec.handle(context) : waiting.then(() => spec.handle(context));
           return result instanceof Promise ? result.then(finish, fail) : finish(result);
         } catch (error) {
           return fail(error);

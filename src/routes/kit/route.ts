@@ -26,6 +26,11 @@ export interface RouteSpec<S> {
   bodyLimit: number;
   /** Front-facing routes answer browsers: CORS headers and preflights. */
   cors: boolean;
+  /**
+   * Reads what is projected from tracking (users, companies, analytics, survey state), so waits for what was
+   * acknowledged before it (API.md §4). Management (`admin`) routes always do.
+   */
+  readsProjection?: boolean;
   handle(context: RouteContext<S>): Promise<RouteResult> | RouteResult;
 }
 

@@ -13,6 +13,7 @@ import type { Executor } from "../../workers/executor.js";
 import type { EvaluationCache } from "../sdk/evaluation-cache.js";
 import type { LiveStreamHub } from "../../live/live-stream-hub.js";
 import type { Prompting } from "../../surveys/prompting.js";
+import type { ProjectionGate } from "../../tracking/projection-driver.js";
 
 /** The object graph every route sees; built once in main.ts. */
 export interface Services extends CoreServices {
@@ -30,6 +31,8 @@ export interface Services extends CoreServices {
   live: LiveStreamHub;
   /** Survey prompting: who is due a prompt, and the open prompt streams. */
   prompting: Prompting;
+  /** What derives from the tracking log: lag admission, and reads that wait for what was acknowledged before them. */
+  projection: ProjectionGate;
   /** Where every management write goes (applied here, or through the cluster's log), with its audit entry. */
   management: ManagementLog;
   /** Members, sessions, API tokens, passwords, sign-in throttling, the audit log. */

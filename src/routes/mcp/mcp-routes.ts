@@ -87,6 +87,8 @@ const mcpRoute = (bodyLimit: number, handle: RouteSpec<Services>["handle"]): Rou
   access: "public",
   bodyLimit,
   cors: false,
+  // Its tools read evaluation recency and analytics, projected from tracking.
+  readsProjection: true,
   handle,
 });
 

@@ -48,7 +48,12 @@ function evaluateNow(services: Services, environmentId: string, query: string, a
   const { executor } = services;
   if (!onlyEnabled && executor.evaluateNow !== undefined) return remember(executor.evaluateNow(job));
   if (onlyEnabled && services.cluster !== undefined) return evaluateEnabledReplicated(services.cluster, services.cluster.jobContext, job);
-  return executor.run(job).then(remember);
+  if (!onlyEnabled) return executor.run(job).then(remember);
+  // Answered before its `evaluate` events are committed (API.md §4): the projector is told they are on their way.
+  return executor.run(job).then((answer) => {
+    services.projection.appended();
+    return answer;
+  });
 }
 
 /** `GET /features/evaluated` and `/features/enabled` (API.md §3): publishable or secret key; the work runs in the executor. */

@@ -212,5 +212,6 @@ export const PROMPTING_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   ["POST", "/:trackingKey/feedback/prompting-init", { access: "tracking-path", bodyLimit: BODY_LIMITS.single, cors: true, handle: promptingInit }],
   ["GET", "/:trackingKey/feedback/prompting-auth", { access: "tracking-path", bodyLimit: BODY_LIMITS.none, cors: true, handle: promptingAuth }],
   ["POST", "/keys/:keyName/requestToken", { access: "public", bodyLimit: BODY_LIMITS.single, cors: true, handle: requestToken }],
-  ["GET", "/sse", { access: "public", bodyLimit: 0, cors: true, handle: (context) => openPromptStream(context) }],
+  // Whether a user is due a prompt is read from projected usage: the stream waits for what was tracked before it.
+  ["GET", "/sse", { access: "public", bodyLimit: 0, cors: true, readsProjection: true, handle: (context) => openPromptStream(context) }],
 ];

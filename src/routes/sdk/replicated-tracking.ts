@@ -55,13 +55,14 @@ export async function trackReplicated(
 /**
  * `/features/enabled` in cluster mode: evaluated here, on the main thread, and its `evaluate` feature events
  * published to the tracking log like any tracking call (every node stores them, so event logs and their cursors
- * stay the same everywhere); answered once JetStream acknowledged them.
+ * stay the same everywhere). Answered at once: an evaluation is a read, not an acknowledgement (API.md §4), so a
+ * publish that fails loses these events (the publisher logs it), never the answer.
  */
-export async function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): Promise<JobResult> {
+export function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): JobResult {
   const { answer, featureEvents } = evaluateJob(jobContext, job);
   if (featureEvents !== undefined && featureEvents.results.length > 0) {
     const set = cluster.trackingSet(job.environmentId);
-    await set.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: set.management.applied });
+    set.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: set.management.applied }).catch(() => undefined);
   }
   return answer;
 }

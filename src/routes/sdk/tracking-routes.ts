@@ -6,32 +6,37 @@ import type { Services } from "../kit/services.js";
 import { promptingAfterTracking } from "./prompting-routes.js";
 import { trackReplicated } from "./replicated-tracking.js";
 
-/** The calls that can change stored user or company attributes, which evaluation reads as remote context. */
-const CHANGES_ATTRIBUTES: ReadonlySet<TrackingCall> = new Set(["user", "company", "bulk"]);
+/** A user with a feedback prompt stream open may qualify for a survey once the call is projected. */
+function promptWhenProjected(services: Services, environmentId: string, call: TrackingCall, body: Uint8Array | null): void {
+  if (!services.prompting.hub.hasStreams(environmentId)) return;
+  const prompt = () => promptingAfterTracking(services, environmentId, call, body);
+  const waiting = services.projection.caughtUp();
+  if (waiting === undefined) prompt();
+  else waiting.then(prompt, () => undefined);
+}
 
 function track(call: TrackingCall) {
-  const changesAttributes = CHANGES_ATTRIBUTES.has(call);
   return async (context: RouteContext<Services>): Promise<ApiResponse> => {
     const { environmentId } = environmentOf(context.principal);
-    const { cluster } = context.services;
+    const { services } = context;
+    // Past the lag bound a call is refused (retryable) rather than queued behind an unbounded backlog.
+    services.projection.admit();
     // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
-    if (cluster !== undefined) return trackReplicated(cluster, context.services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
-    try {
-      const response = await context.services.executor.run({
-        kind: "track",
-        environmentId,
-        call,
-        body: context.request.body,
-        contentType: context.request.headers["content-type"],
-        receivedAt: Date.now(),
-      });
-      // Committed: a user with a feedback prompt stream open may qualify for a survey now.
-      if (response.status === 200) promptingAfterTracking(context.services, environmentId, call, context.request.body);
-      return response;
-    } finally {
-      // After the commit (or the refusal): evaluation answers cached before it may no longer hold.
-      if (changesAttributes) context.services.evaluationCache.attributesChanged(environmentId);
+    if (services.cluster !== undefined) return trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
+    const response = await services.executor.run({
+      kind: "track",
+      environmentId,
+      call,
+      body: context.request.body,
+      contentType: context.request.headers["content-type"],
+      receivedAt: Date.now(),
+    });
+    if (response.status === 200) {
+      // Logged: the projector applies it (and tells the evaluation cache of changed attributes when it has).
+      services.projection.appended();
+      promptWhenProjected(services, environmentId, call, context.request.body);
     }
+    return response;
   };
 }
 

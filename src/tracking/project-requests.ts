@@ -5,11 +5,11 @@ import { TrackingWriter, type Evaluations } from "./apply.js";
 import { resolveFeedbackReferences } from "./feedback.js";
 
 /**
- * One tracking request as the cluster's tracking log carries it: validated by the node that received it, with
- * everything that must come out the same on every node decided beforehand (the time it arrived, the ids of new
- * feedback).
+ * One tracking request as a tracking log holds it (the local `trackingLog` table, or the cluster's JetStream
+ * stream): validated in full by the thread that received it, with everything that must come out the same whenever
+ * it is projected decided beforehand (the time it arrived, the ids of new feedback).
  */
-export interface ReplicatedRequest {
+export interface LoggedRequest {
   environmentId: string;
   receivedAt: number;
   items: TrackingItem[];
@@ -18,20 +18,22 @@ export interface ReplicatedRequest {
   /** The `evaluate` events of one `/features/enabled` request. */
   evaluations?: Evaluations;
   /**
-   * The configuration log position the receiving node had applied when it validated the request: a node applies
-   * the request only once its own configuration reached it, so the environment, the features and keys the request
-   * was checked against exist there too (the two logs are consumed independently).
+   * Cluster mode: the configuration log position the receiving node had applied when it validated the request: a
+   * node projects the request only once its own configuration reached it, so the environment, the features and keys
+   * the request was checked against exist there too (the two logs are consumed independently).
    */
-  configSequence: number;
+  configSequence?: number;
 }
 
 /**
- * Inside a write: stores requests from the tracking log in order, as `applyTrackingTogether` does for one node's
- * requests. A feedback whose feature went away between publishing and applying is dropped alone (every node drops
- * it, since every node applies the same log in the same order); nothing else can be refused here.
- * Answers the environments whose users or companies changed (evaluation caches to invalidate).
+ * The projector's step, inside a write: derives from logged requests, in log order, everything the service keeps
+ * about them (users, companies, memberships, the event logs, analytics cells, survey state). Requests of one batch
+ * share one writer per environment, so a user seen a hundred times in a batch is read and written once. A feedback
+ * whose feature went away between logging and projecting is dropped alone (every rebuild drops it alike); nothing
+ * else can be refused here. Answers the environments whose users or companies changed (evaluation caches to
+ * invalidate).
  */
-export function writeReplicatedRequests(store: KvStore, requests: readonly ReplicatedRequest[], onDropped: (error: ServiceError) => void): Set<string> {
+export function projectRequests(store: KvStore, requests: readonly LoggedRequest[], onDropped: (error: ServiceError) => void): Set<string> {
   const writers = new Map<string, TrackingWriter>();
   const attributesChanged = new Set<string>();
   for (const request of requests) {

@@ -1,0 +1,33 @@
+/**
+ * `switchyard projections rebuild | verify [--data-dir DIR]` (docs/RELIABILITY.md): offline work on a data dir's
+ * tracking log and what is projected from it.
+ */
+import { loadConfig } from "../config/config.js";
+import { registerTrackingProjections } from "../jobs/projections.js";
+import { createLogger } from "../observability/logger.js";
+import { rebuildProjections, verifyProjections } from "../operations/rebuild-projections.js";
+import { selectAdapters } from "../runtime/adapters.js";
+import { migrateStore } from "../storage/schema-version.js";
+
+export const PROJECTION_USAGE = `  switchyard projections rebuild [--data-dir DIR] (offline: users, companies, event logs and analytics projected
+                                                   again from the tracking log, in one transaction)
+  switchyard projections verify [--data-dir DIR]  (offline: whether what is projected equals a rebuild from the log;
+                                                   exits 1 when it does not; changes nothing)
+`;
+
+/** Runs it on the data dir of SWITCHYARD_DATA_DIR (or --data-dir); answers the report, `ok` false when it failed. */
+export async function runProjectionCommand(action: string | undefined, dataDir: string | undefined, service: NodeJS.ProcessEnv): Promise<{ ok: boolean; report: unknown }> {
+  if (action !== "rebuild" && action !== "verify") throw new Error(`switchyard projections takes rebuild or verify.\n\n${PROJECTION_USAGE}`);
+  // Analytics and survey state derive from tracking only where registered, as in every thread that projects.
+  registerTrackingProjections();
+  const config = loadConfig(dataDir === undefined ? service : { ...service, SWITCHYARD_DATA_DIR: dataDir });
+  const { store } = await selectAdapters(config, createLogger("silent"));
+  try {
+    await migrateStore(store);
+    if (action === "rebuild") return { ok: true, report: { success: true, ...(await rebuildProjections(store)) } };
+    const report = await verifyProjections(store);
+    return { ok: report.equal, report: { success: report.equal, ...report } };
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,75 @@
+import type { ClusterNode } from "../cluster/cluster-node.js";
+import { ClusterProjection } from "../cluster/cluster-projection.js";
+import type { Config } from "../config/config.js";
+import type { Logger } from "../observability/logger.js";
+import type { Metrics } from "../observability/metrics.js";
+import type { KvStore } from "../storage/kv.js";
+import type { AppendTally } from "../tracking/append-tally.js";
+import { ProjectionDriver, type ProjectionGate } from "../tracking/projection-driver.js";
+import { DEFAULT_STEP_ITEMS, type ProjectionStep } from "../tracking/projector.js";
+import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
+import type { Executor } from "../workers/executor.js";
+
+export interface RunningProjection {
+  gate: ProjectionGate;
+  /** Projects what was appended before the call (bounded by `deadline`), then stops. */
+  stop(deadline: number): Promise<void>;
+}
+
+/**
+ * The projection of tracking, composed: alone, a driver that runs projection steps on the executor (a worker when
+ * there is a pool); in cluster mode, the appliers of the JetStream tracking streams. Either way the evaluation cache
+ * hears of changed attributes once they are projected, and /metrics shows the lag.
+ */
+export function startProjection(parts: {
+  config: Config;
+  store: KvStore;
+  executor: Executor;
+  tally: AppendTally;
+  cluster: ClusterNode | undefined;
+  attributesChanged(environmentId: string): void;
+  metrics: Metrics;
+  log: Logger;
+}): RunningProjection {
+  const { config, store, executor, metrics, log } = parts;
+  let running: RunningProjection;
+  if (parts.cluster !== undefined) {
+    running = { gate: new ClusterProjection(parts.cluster, config.projection), stop: async () => {} };
+  } else {
+    const projected = { items: 0, steps: 0 };
+    metrics.counter("switchyard_projected_items_total", "Tracking items and evaluate events projected from the tracking log.", () => projected.items);
+    const driver = new ProjectionDriver(
+      {
+        store,
+        tally: parts.tally,
+        step: () => executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf),
+        onProjected(step) {
+          projected.items += step.items;
+          projected.steps++;
+          for (const environmentId of step.changed) parts.attributesChanged(environmentId);
+        },
+        maxLagMs: config.projection.maxLagMs,
+        readWaitMs: config.projection.readWaitMs,
+        onFault: (error) => log.error("projection step failed; retrying", { error: String((error as Error)?.stack ?? error) }),
+      },
+      { position: projectedUpTo(store), appended: lastAppended(store) },
+    );
+    running = {
+      gate: driver,
+      async stop(deadline) {
+        await Promise.race([driver.drain(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
+        driver.stop();
+      },
+    };
+  }
+  const gate = running.gate;
+  metrics.gauge("switchyard_projection_lag_seconds", "Age of the oldest tracking call not yet projected (0 when caught up).", () => gate.status().lagMs / 1000);
+  metrics.gauge("switchyard_projection_backlog", "Tracking log records (cluster: messages) appended and not yet projected.", () => gate.status().backlog);
+  return running;
+}
+
+function stepOf(result: { status: number; body: string | Uint8Array }): ProjectionStep {
+  const text = typeof result.body === "string" ? result.body : Buffer.from(result.body).toString("utf8");
+  if (result.status !== 200) throw new Error(`projection step answered ${result.status}: ${text}`);
+  return JSON.parse(text) as ProjectionStep;
+}

@@ -1,0 +1,224 @@
+import { ServiceError } from "../errors/catalogue.js";
+import type { KvStore } from "../storage/kv.js";
+import type { AppendTally } from "./append-tally.js";
+import type { ProjectionStep } from "./projector.js";
+import { lastAppended } from "./tracking-log.js";
+
+/** What the routes ask of the projection: admission by lag, and reads that wait for what came before them. */
+export interface ProjectionGate {
+  /** Throws a retryable 503 (PROJECTION_BEHIND) while the projection is further behind than the bound. */
+  admit(): void;
+  /** After a tracking call was acknowledged or evaluate events were appended: there is something to project. */
+  appended(): void;
+  /**
+   * Resolves once everything appended before the call is projected; undefined when it already is (no wait). Rejects
+   * with a retryable 503 past the read wait bound.
+   */
+  caughtUp(): Promise<void> | undefined;
+  /** How far behind the projection is, for /metrics and /health. */
+  status(): ProjectionStatus;
+}
+
+export interface ProjectionStatus {
+  /** Age of the oldest unprojected call (ms); 0 when caught up. */
+  lagMs: number;
+  /** Log records appended and not yet projected, as of the last step. */
+  backlog: number;
+  position: number;
+}
+
+export interface ProjectionDriverOptions {
+  store: KvStore;
+  tally: AppendTally;
+  /** One projection step: a transaction on a worker, or on this thread. */
+  step(): Promise<ProjectionStep>;
+  /** After each step that applied something. */
+  onProjected(step: ProjectionStep): void;
+  /** Tracking calls are refused while the oldest unprojected one is older than this. */
+  maxLagMs: number;
+  /** How long a read waits for the projection before a retryable 503. */
+  readWaitMs: number;
+  onFault(error: unknown): void;
+}
+
+/** While an unawaited append is in flight, how often the driver looks whether it committed. */
+const IN_FLIGHT_POLL_MS = 1;
+/** After a failed step, before the next try. */
+const RETRY_MS = 100;
+
+interface Waiter {
+  position: number;
+  resolve(): void;
+}
+
+/**
+ * Runs the projector on the main thread's schedule: one step at a time, again and again while the log is ahead of
+ * it, and not at all while nothing was appended. Knows how far it got from each step's answer, so deciding whether a
+ * read must wait costs a comparison.
+ */
+export class ProjectionDriver implements ProjectionGate {
+  private running = false;
+  private again = false;
+  private position: number;
+  private appendedSeen: number;
+  /**
+   * The lag is the age of the oldest unprojected call, known from three places: the oldest record a step left
+   * behind (its arrival time), the first append notified while the running step was being prepared (that step
+   * covers it), and the first notified since a step started (the next step covers it).
+   */
+  private oldestUnprojectedAt: number | null = null;
+  private runningStepCovers: number | null = null;
+  private firstAppendSinceStepStart: number | null = null;
+  private committedAtStart: number;
+  private readonly waiters: Waiter[] = [];
+  private stopped = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ProjectionDriverOptions, start: { position: number; appended: number }) {
+    this.position = start.position;
+    this.appendedSeen = start.appended;
+    this.committedAtStart = options.tally.committedTotal();
+    if (this.position < this.appendedSeen) {
+      this.firstAppendSinceStepStart = Date.now();
+      this.schedule();
+    }
+  }
+
+  admit(): void {
+    const lag = this.lagMs();
+    if (lag > this.options.maxLagMs) {
+      throw new ServiceError("PROJECTION_BEHIND", `The projection is ${Math.round(lag)} ms behind the tracking log (the bound is ${this.options.maxLagMs} ms); retry later.`, undefined, 1);
+    }
+  }
+
+  appended(): void {
+    this.firstAppendSinceStepStart ??= Date.now();
+    this.schedule();
+  }
+
+  caughtUp(): Promise<void> | undefined {
+    if (this.isCaughtUp()) return undefined;
+    return this.waitForMark(this.options.tally.startedMark(), Date.now() + this.options.readWaitMs);
+  }
+
+  status(): ProjectionStatus {
+    return { lagMs: this.lagMs(), backlog: Math.max(0, this.appendedSeen - this.position), position: this.position };
+  }
+
+  /** Resolves once every append committed so far is projected (shutdown, tools); no bound. */
+  async drain(): Promise<void> {
+    this.options.store.refresh();
+    const target = lastAppended(this.options.store);
+    if (this.position >= target) return;
+    await new Promise<void>((resolve) => {
+      this.waiters.push({ position: target, resolve });
+      this.schedule();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
+  }
+
+  private lagMs(): number {
+    let since = Number.POSITIVE_INFINITY;
+    for (const at of [this.oldestUnprojectedAt, this.runningStepCovers, this.firstAppendSinceStepStart]) if (at !== null && at < since) since = at;
+    return since === Number.POSITIVE_INFINITY ? 0 : Math.max(0, Date.now() - since);
+  }
+
+  private isCaughtUp(): boolean {
+    const { tally } = this.options;
+    return (
+      !this.running &&
+      this.firstAppendSinceStepStart === null &&
+      this.oldestUnprojectedAt === null &&
+      !tally.inFlight() &&
+      tally.committedTotal() === this.committedAtStart
+    );
+  }
+
+  private async waitForMark(mark: Int32Array, deadline: number): Promise<void> {
+    const { tally, store } = this.options;
+    // Evaluate events appended before this read are committed first (usually within a millisecond).
+    while (!tally.reached(mark)) {
+      if (Date.now() > deadline) throw this.readTimeout();
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+    }
+    store.refresh();
+    const target = lastAppended(store);
+    if (this.position >= target) return;
+    let waiter: Waiter | undefined;
+    const reached = new Promise<void>((resolve) => {
+      waiter = { position: target, resolve };
+      this.waiters.push(waiter);
+    });
+    this.schedule();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.readTimeout()), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      await Promise.race([reached, timedOut]);
+    } finally {
+      clearTimeout(timer);
+      const index = this.waiters.indexOf(waiter!);
+      if (index >= 0) this.waiters.splice(index, 1);
+    }
+  }
+
+  private readTimeout(): ServiceError {
+    return new ServiceError("PROJECTION_BEHIND", `What was tracked before this read is not projected yet (waited ${this.options.readWaitMs} ms); retry later.`, undefined, 1);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.again = false;
+    this.committedAtStart = this.options.tally.committedTotal();
+    // Everything acknowledged before now is committed, so this step's transaction sees it.
+    this.runningStepCovers = this.firstAppendSinceStepStart;
+    this.firstAppendSinceStepStart = null;
+    this.options.step().then(
+      (step) => this.stepped(step),
+      (error: unknown) => {
+        this.options.onFault(error);
+        this.running = false;
+        this.firstAppendSinceStepStart = minimum(this.firstAppendSinceStepStart, this.runningStepCovers);
+        this.runningStepCovers = null;
+        this.pollTimer = setTimeout(() => this.schedule(), RETRY_MS);
+      },
+    );
+  }
+
+  private stepped(step: ProjectionStep): void {
+    this.running = false;
+    this.runningStepCovers = null;
+    this.position = step.position;
+    this.appendedSeen = Math.max(this.appendedSeen, step.appended);
+    this.oldestUnprojectedAt = step.oldestUnprojectedAt;
+    if (step.records > 0) this.options.onProjected(step);
+    for (let index = this.waiters.length - 1; index >= 0; index--) {
+      if (this.waiters[index]!.position <= this.position) this.waiters.splice(index, 1)[0]!.resolve();
+    }
+    const { tally } = this.options;
+    if (step.position < step.appended || this.again || tally.committedTotal() !== this.committedAtStart) {
+      this.schedule();
+      return;
+    }
+    if (tally.inFlight()) {
+      // An unawaited append is on its way to the log: look again shortly rather than wait for the next call.
+      this.pollTimer = setTimeout(() => this.schedule(), IN_FLIGHT_POLL_MS);
+    }
+  }
+}
+
+function minimum(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
+}

@@ -1,0 +1,60 @@
+import type { ServiceError } from "../errors/catalogue.js";
+import type { KvStore } from "../storage/kv.js";
+import { projectRequests, type LoggedRequest } from "./project-requests.js";
+import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log.js";
+
+/** What one projection step did, and where it left the projector. */
+export interface ProjectionStep {
+  /** The last record applied (the projector's position after this step). */
+  position: number;
+  /** The newest record this step's transaction saw: `position === appended` means it caught up. */
+  appended: number;
+  records: number;
+  requests: number;
+  /** Tracking items and evaluate events applied. */
+  items: number;
+  /** Environments whose users or companies changed (evaluation caches to invalidate). */
+  changed: string[];
+  /** Arrival time (epoch ms) of the oldest request still unprojected after this step; null when caught up. */
+  oldestUnprojectedAt: number | null;
+}
+
+/**
+ * Items taken per step: enough that a user seen many times in a burst is written once per step, few enough that
+ * the step's write lock (which appends wait behind) lasts milliseconds.
+ */
+export const DEFAULT_STEP_ITEMS = 4_000;
+
+function itemCount(request: LoggedRequest): number {
+  return request.items.length + (request.evaluations?.results.length ?? 0);
+}
+
+/**
+ * Inside a write: applies the records after the projector's position, whole records only, until about `maxItems`
+ * items, and stores the new position in the same transaction: after a crash the projector resumes right after the
+ * last record it committed, never applying one twice nor skipping one.
+ */
+export function projectNextRecords(store: KvStore, maxItems: number, onDropped: (error: ServiceError) => void): ProjectionStep {
+  const from = projectedUpTo(store);
+  const appended = lastAppended(store);
+  const requests: LoggedRequest[] = [];
+  let position = from;
+  let records = 0;
+  let items = 0;
+  let oldestUnprojectedAt: number | null = null;
+  for (const record of trackingLogRecords(store, from)) {
+    if (records > 0 && items >= maxItems) {
+      oldestUnprojectedAt = record.requests[0]?.receivedAt ?? null;
+      break;
+    }
+    for (const request of record.requests) {
+      requests.push(request);
+      items += itemCount(request);
+    }
+    position = record.sequence;
+    records++;
+  }
+  const changed = records === 0 ? new Set<string>() : projectRequests(store, requests, onDropped);
+  if (records > 0) setProjectedUpTo(store, position);
+  return { position, appended: Math.max(appended, position), records, requests: requests.length, items, changed: [...changed], oldestUnprojectedAt };
+}

@@ -1,0 +1,80 @@
+import { lastKeyPart, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import type { LoggedRequest } from "./project-requests.js";
+
+/**
+ * The standalone tracking log (API.md §4): the truth of every acknowledged tracking call. One record per append —
+ * the requests one thread acknowledged together, in the order they arrived — numbered 1, 2, … in commit order (the
+ * counter is read and written in the append's own transaction, and writers are serialised). Nothing here is ever
+ * rewritten; what derives from it is projected (projector.ts), and the projector's position lives beside it.
+ */
+const LAST_APPENDED = "tracking.log.appended";
+const PROJECTED = "tracking.log.projected";
+/**
+ * Set once, when the log first appears in a data dir that already held tracking data from before the log: a rebuild
+ * from the log could not reproduce that data, so the rebuild command refuses such a dir.
+ */
+const PREDATES_LOG = "tracking.log.predatedByData";
+
+function meta(store: KvStore) {
+  return store.table<number | boolean>("meta");
+}
+
+/** Inside a write: appends one record holding `requests`; answers its sequence number. */
+export function appendToTrackingLog(store: KvStore, requests: readonly LoggedRequest[]): number {
+  const sequence = lastAppended(store) + 1;
+  store.table<LoggedRequest[]>("trackingLog").put(sequenceKeyPart(sequence), requests as LoggedRequest[]);
+  meta(store).put(LAST_APPENDED, sequence);
+  return sequence;
+}
+
+/** The sequence of the newest record (0 while the log is empty), as this thread's snapshot sees it. */
+export function lastAppended(store: KvStore): number {
+  return (meta(store).get(LAST_APPENDED) as number | undefined) ?? 0;
+}
+
+/** The sequence of the last record the projector applied (0 before the first). */
+export function projectedUpTo(store: KvStore): number {
+  return (meta(store).get(PROJECTED) as number | undefined) ?? 0;
+}
+
+/** Inside a write, in the transaction that applied the records up to `sequence`. */
+export function setProjectedUpTo(store: KvStore, sequence: number): void {
+  meta(store).put(PROJECTED, sequence);
+}
+
+export interface TrackingLogRecord {
+  sequence: number;
+  requests: LoggedRequest[];
+}
+
+/** The records after `after`, in log order, read lazily. */
+export function* trackingLogRecords(store: KvStore, after: number): Generator<TrackingLogRecord> {
+  for (const entry of store.table<LoggedRequest[]>("trackingLog").range({ start: sequenceKeyPart(after + 1) })) {
+    yield { sequence: Number(lastKeyPart(entry.key)), requests: entry.value };
+  }
+}
+
+/** Whether the data dir held tracking data before its log began (see PREDATES_LOG). */
+export function dataPredatesLog(store: KvStore): boolean {
+  return meta(store).get(PREDATES_LOG) === true;
+}
+
+/** Whether the data dir's log was begun (noteDataBeforeLog ran). */
+export function logBegun(store: KvStore): boolean {
+  return meta(store).get(LAST_APPENDED) !== undefined;
+}
+
+/**
+ * Inside a write, once per data dir (at the first start of a release with the log): marks a dir whose users,
+ * companies or events were stored before the tracking log existed.
+ */
+export function noteDataBeforeLog(store: KvStore): void {
+  if (meta(store).get(LAST_APPENDED) !== undefined || meta(store).get(PREDATES_LOG) !== undefined) return;
+  const held = (table: "users" | "companies" | "events" | "featureEvents" | "feedback") => {
+    for (const _ of store.table(table).range({ limit: 1 })) return true;
+    return false;
+  };
+  const predates = held("users") || held("companies") || held("events") || held("featureEvents") || held("feedback");
+  meta(store).put(PREDATES_LOG, predates);
+  meta(store).put(LAST_APPENDED, 0);
+}
