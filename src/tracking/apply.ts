@@ -15,10 +15,12 @@ export interface TrackingResult {
 }
 
 /**
- * Stores the items of one tracking request, all or nothing (API.md §4). References are checked first (a feedback's
- * feature, a feedback id to update) and answered as ServiceErrors (UNKNOWN_FEATURE, NOT_FOUND) before anything is
- * written; then every write happens in one transaction, which resolves once committed. `receivedAt` (epoch ms) is
- * stored on appended entries and stands in for absent timestamps.
+ * Projects the items of one tracking request straight into the store, all or nothing, without the tracking log: for
+ * tests, tools and benchmarks that need stored tracking data (the service logs every call first and the projector
+ * applies it, projector.ts; both write through TrackingWriter). References are checked first (a feedback's feature, a
+ * feedback id to update) and answered as ServiceErrors (UNKNOWN_FEATURE, NOT_FOUND) before anything is written; then
+ * every write happens in one transaction, which resolves once committed. `receivedAt` (epoch ms) is stored on
+ * appended entries and stands in for absent timestamps.
  */
 export async function applyTracking(
   store: KvStore,
@@ -65,9 +67,9 @@ export function canShareTransaction(items: readonly TrackingItem[]): boolean {
 }
 
 /**
- * Stores several requests in one transaction, as if applied one after another in the given order: the records they
- * touch (users, companies, sequence counters, analytics cells) are read and written once for all of them, which is
- * most of what a single `/event` costs. Only for requests `canShareTransaction` accepts. Should the transaction
+ * Like applyTracking for several requests in one transaction (tests and benchmarks; the projector's step is
+ * projectRequests), as if applied one after another in the given order: the records they touch (users, companies,
+ * sequence counters, analytics cells) are read and written once for all of them. Only for requests `canShareTransaction` accepts. Should the transaction
  * fail anyway (a fault, not a client's mistake), each request is retried alone, so one request's fault cannot take
  * the others with it; the answer per request is then that of `applyTracking`.
  */
@@ -122,8 +124,8 @@ export function evaluationRow(event: Pick<FeatureEventItem, "key" | "targetingVe
 }
 
 /**
- * Appends the `evaluate` events of one `/features/enabled` request (they share one context) as one group of log
- * entries; resolves once committed.
+ * Projects the `evaluate` events of one `/features/enabled` request (they share one context) as one group of log
+ * entries, without the tracking log (tests and benchmarks); resolves once committed.
  */
 export async function recordEvaluations(store: KvStore, environmentId: string, evaluations: Evaluations, receivedAt: number): Promise<void> {
   if (evaluations.results.length === 0) return;

@@ -1,4 +1,4 @@
-/** The tracking domain: ingestion (`applyTracking`) and the read side (`TrackingReader`). */
+/** The tracking domain: the log and its projection (tracking-log.ts, projector.ts), the writer, and the read side (`TrackingReader`). */
 export {
   applyTracking,
   applyTrackingTogether,
