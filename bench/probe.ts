@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
+import { projectedRun, startLagSampler, waitCaughtUp } from "./support/projection.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
@@ -45,14 +46,14 @@ Scenarios:
   enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
   mixed          80 % GET /features/evaluated (50 features, distinct contexts), 20 % POST /event
   event          POST /event, one event per request
-  bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight
-  bulk-mixed     POST /bulk, ${BULK_SIZE} items per body: 80 % events, 10 % users, 10 % companies, 8 in flight
+  bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight; also items projected per second (until caught up)
+  bulk-mixed     POST /bulk, ${BULK_SIZE} items per body: 80 % events, 10 % users, 10 % companies, 8 in flight; projected too
   health         GET /health: the service's own cost of a request that does nothing
   hello-get      a bare uWebSockets.js hello-world GET (the transport ceiling)
   hello-post     a bare uWebSockets.js hello-world POST
   group-commit   a bare uWebSockets.js POST that commits each body to LMDB before answering
   bulk-ceiling   the same, storing each item of bulk-mixed bodies on its own (the /bulk ceiling)
-  event-records  the same, storing each /event body as the service does (user, company, analytics cells), no routing
+  event-records  the same, storing each /event body with what it is projected to (user, company, analytics cells), no routing
 
 Options:
   --workers N        SWITCHYARD_WORKERS of the service (default 1; 0 runs jobs inline)
@@ -112,6 +113,8 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
   else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
+  // The seeded users and companies are projected before any load (remote context reads them).
+  await waitCaughtUp(server.url);
   return { server, requests: serviceRequests(scenario, app, options.contexts) };
 }
 
@@ -205,14 +208,27 @@ async function main(): Promise<void> {
   try {
     const itemsPerRequest = scenario.startsWith("bulk") ? BULK_SIZE : 1;
     const connections = values.connections !== undefined ? Number(values.connections) : scenario.startsWith("bulk") ? 8 : 50;
-    const spec: LoadSpec = { baseUrl: server.url, requests, connections, durationSeconds: 2 };
+    // Bulk against the service counts items once projected, as the runner does (support/projection.ts).
+    const projected = scenario === "bulk" || scenario === "bulk-mixed";
+    const spec: LoadSpec = { baseUrl: server.url, requests, connections, durationSeconds: 2, ...(projected ? { countRefusals: true } : {}) };
     await runLoad(driver, spec, scratch.path); // warm-up
     for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
+      if (projected) await waitCaughtUp(server.url);
       const before = threadTicks(server.pid);
       const machineBefore = machineTicks();
+      const sampler = projected ? startLagSampler(server.url) : undefined;
       const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds), ...(values.rate !== undefined ? { rate: Number(values.rate) } : {}) }, scratch.path);
+      const loadEnded = performance.now();
       const after = threadTicks(server.pid);
       const machineAfter = machineTicks();
+      if (sampler !== undefined) {
+        const [lag, caughtUpAt] = await Promise.all([sampler.stop(), waitCaughtUp(server.url)]);
+        const run = projectedRun({ acknowledgedItems: result.acknowledged * itemsPerRequest, refused: result.refused, loadSeconds: result.durationSeconds, catchUpSeconds: (caughtUpAt - loadEnded) / 1000, lagMs: lag.lagMs, backlogMax: lag.backlogMax });
+        lines.push(
+          `${scenario}: ${Math.round(run.itemsPerSecond).toLocaleString("en")} items/s projected (${Math.round(run.acknowledgedPerSecond).toLocaleString("en")} acknowledged over ${run.loadSeconds.toFixed(2)} s, ` +
+            `caught up ${run.catchUpSeconds.toFixed(2)} s later; lag p99 ${run.lagP99Ms} ms, max ${run.lagMaxMs} ms; ${run.refused} refused); CPU below is the load's alone`,
+        );
+      }
       const items = result.requests * itemsPerRequest;
       const unit = itemsPerRequest > 1 ? "item" : "request";
       lines.push(

@@ -36,6 +36,7 @@ import type { Lab, LoadFigure } from "./support/lab.js";
 import { detectDriver } from "./support/load.js";
 import type { MicroFigure } from "./support/micro.js";
 import { parseCli, USAGE } from "./support/modes.js";
+import { waitCaughtUp } from "./support/projection.js";
 import { startService, tempDir } from "./support/processes.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { ARRANGEMENTS, benchArrangement, MAIN_WORKERS } from "./workers/executor-arrangements.js";
@@ -137,6 +138,8 @@ async function main(): Promise<void> {
             await postBulk(service.url, app.publishableKey, bulkContextEntitiesBody());
             apps.set(count, app);
           }
+          // Remote context reads the seeded users and companies once projected; the load starts from a caught-up projection.
+          await waitCaughtUp(service.url);
           lab.log(`seeded ${[...apps.keys()].join(", ")} features in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
           const target: ServiceTarget = { baseUrl: service.url, server: { kind: "service", workers: MAIN_WORKERS, native: true, pid: service.pid }, apps };
           load.push(...(await benchEvaluation(lab, target)));

@@ -1,9 +1,9 @@
 /**
- * A second storage ceiling for `/bulk`: raw lmdb-js puts of every record one 1,000-event bulk stores — the events
- * and, for each, the user and company it touches and the analytics cells it counts in — captured from the real
- * ingestion code in steady state (users, companies and memberships already known), then written raw, one bulk's
- * records per transaction, with the store's encoding. Not the target's baseline (that is the event records alone,
- * `lmdb-puts.ts`); it tells how much of the gap to it is the extra records and how much is everything else.
+ * A second storage ceiling for `/bulk`: raw lmdb-js puts of every record one 1,000-event bulk is projected to — the
+ * events and, for each, the user and company it touches and the analytics cells it counts in — captured from the real
+ * tracking code in steady state (users, companies and memberships already known), then written raw, one bulk's
+ * records per transaction, with the store's encoding. Not the target's baseline (that is the bulk ceiling, which
+ * stores each item once); set against raw puts of the event records alone, it tells what the extra records cost.
  */
 import { open } from "lmdb";
 import { parseTrackingCall } from "../../src/schemas/tracking.js";

@@ -8,9 +8,10 @@
  * `node group-commit-server.js <dataDir> [--items | --tracking]` listens on 127.0.0.1 with an ephemeral port and
  * prints `{"message":"listening","port":N}`. With `--items` a body is a JSON array and each of its items is put on its
  * own: the ceiling of a `/bulk` acknowledged after commit (parse, one put per item, one commit per turn). With
- * `--tracking` a body is an `/event` body, stored as the service stores it — the event, its user and company, the
- * analytics cells, through the service's own tracking writer, one shared transaction per turn — with no routing, keys
- * or validation: what storing an event costs beside the ceiling's single record.
+ * `--tracking` a body is an `/event` body, stored with everything the service projects it to — the event, its user
+ * and company, the analytics cells, through the service's own tracking writer, one shared transaction per turn — with
+ * no routing, keys or validation: what storing an event costs beside the ceiling's single record (the service
+ * answers after its log append and projects afterwards; this mode answers after storing everything).
  */
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";

@@ -1,6 +1,7 @@
 /**
- * The storage ceiling for bulk ingestion: raw lmdb-js puts of the records `/event` stores, 1,000 per transaction,
- * in this process, with the store's own options (its msgpack value encoding, raw UTF-8 keys, commit durability).
+ * Raw storage speed: lmdb-js puts of the event record the projection stores, 1,000 per transaction, in this process,
+ * with the store's own options (its msgpack value encoding, raw UTF-8 keys, commit durability). Once the baseline of
+ * `/bulk`; now context for it (the bulk ceiling, baselines/transport.ts, is its baseline) and for the bulk-records one.
  */
 import { open } from "lmdb";
 import { sequenceKeyPart } from "../../src/storage/kv.js";

@@ -75,14 +75,15 @@ async function measureGroupCommit(
 }
 
 /**
- * The group-commit server storing each `/event` body as the service does (its user, company and analytics cells, by
- * the service's own tracking writer, one shared transaction per turn) and nothing else: no routing, keys or
- * validation. Set against the ceiling, it tells how much of the `/event` target storage alone leaves.
+ * The group-commit server storing each `/event` body with everything the service projects it to (its user, company
+ * and analytics cells, by the service's own tracking writer, one shared transaction per turn) and nothing else: no
+ * routing, keys or validation. Set against the ceiling, it tells how much of the `/event` target would be left were
+ * the answer to wait for all of it; the service answers after its log append and projects afterwards.
  */
 export function benchEventRecordsCeiling(lab: Lab): Promise<LoadFigure> {
   return measureGroupCommit(lab, "tracking", {
     id: EVENT_RECORDS_ID,
-    title: "bare uWebSockets.js POST storing each /event body as the service does (event, user, company, analytics cells), one commit per turn, answered after commit",
+    title: "bare uWebSockets.js POST storing each /event body with what it is projected to (event, user, company, analytics cells), one commit per turn, answered after commit",
     requests: bareEventRequests(),
   });
 }

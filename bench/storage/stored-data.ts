@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { bulkEntitiesBody, featureDefinitions } from "../support/fixtures.js";
 import type { Lab } from "../support/lab.js";
 import { residentBytes, startService, tempDir, type RunningService } from "../support/processes.js";
+import { waitCaughtUp } from "../support/projection.js";
 import { postBulk, seedApp } from "../support/seed.js";
 
 export interface StoredDataPoint {
@@ -55,6 +56,8 @@ export async function benchStoredData(lab: Lab): Promise<StoredDataPoint[]> {
         await postBulk(service.url, app.publishableKey, bulkEntitiesBody(stored, next));
         stored = next;
       }
+      // Stored means projected: the log append answers the body, the users and companies land after it.
+      await waitCaughtUp(service.url);
       const loadSeconds = (performance.now() - loadStarted) / 1000;
       await settle();
       const rssLoadedBytes = residentBytes(service.pid);

@@ -1,6 +1,7 @@
 /** What every benchmark gets: the mode, the load generator, scratch space, progress output; and one load scenario's measurement. */
 import { runLoad, type Driver, type LoadResult, type RequestSpec } from "./load.js";
 import type { Mode } from "./modes.js";
+import { projectedRun, projectionFigure, startLagSampler, waitCaughtUp, type ProjectedRun, type ProjectionFigure } from "./projection.js";
 import { expectStatus } from "./seed.js";
 import { median, spread, type Spread } from "./stats.js";
 import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./thread-cpu.js";
@@ -30,7 +31,7 @@ export interface LoadFigure {
   section: Section;
   title: string;
   server: ServerInfo;
-  /** What `value` counts: requests, or events for bulk bodies (requests × events per body). */
+  /** What `value` counts: requests, or events (items) for bulk bodies: answered, or projected (`projection`). */
   unit: "req/s" | "events/s";
   itemsPerRequest: number;
   /** Offered rate for paced runs. */
@@ -53,8 +54,16 @@ export interface LoadFigure {
    * (Linux only). Idle cores while a rate is capped mean threads waiting (on each other, on commits), not a CPU limit.
    */
   machineIdleShare?: number;
-  /** Median CPU the server's threads spent per item (request or event) during the measured runs, µs (Linux only). */
+  /**
+   * Median CPU the server's threads spent per item (request or event) during the measured runs, µs (Linux only). For
+   * projected figures, over the load and the catch-up after it, per item acknowledged.
+   */
   serverCpuUsPerItem?: number;
+  /**
+   * Tracking counted once projected (spec.projected): `value` is then items projected per second, `errors` leaves out
+   * the refusals (503 PROJECTION_BEHIND), which are counted here with the lag and catch-up of each run.
+   */
+  projection?: ProjectionFigure;
 }
 
 export interface ScenarioSpec {
@@ -72,6 +81,11 @@ export interface ScenarioSpec {
   connections?: number;
   /** Measured runs last at least this long (slow requests need a longer window than the mode's shortest). */
   minDurationSeconds?: number;
+  /**
+   * Count items once projected, not once answered: each run waits for the projection to catch up first, samples its
+   * lag during the load, and stops the clock when /health shows it caught up (support/projection.ts).
+   */
+  projected?: boolean;
   /**
    * False when the scenario just before ran the same code path on the same server (another context size, the paced
    * version of the same mix), so a warm-up run would only cost time.
@@ -117,6 +131,7 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
           durationSeconds,
           ...(spec.rate !== undefined ? { rate: spec.rate } : {}),
           ...(lab.driver !== "wrk" && amount !== undefined ? { amount } : {}),
+          ...(spec.projected ? { countRefusals: true } : {}),
         },
         lab.scratchDir,
       );
@@ -124,24 +139,49 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
     const runs: LoadResult[] = [];
     const idleShares: number[] = [];
     const cpuPerItem: number[] = [];
+    const projectedRuns: ProjectedRun[] = [];
     const pid = spec.server.pid;
     // A window of a few request latencies is mostly ramp-up (a pooled batch of 1,000-feature answers takes a good
     // part of a second): measure for at least ten median latencies, up to the mode's longest run.
     const adaptive = Math.min(mode.maxDurationSeconds, Math.ceil(((warmup?.latencyMs.p50 ?? 0) * 10) / 1000));
     const duration = Math.max(mode.durationSeconds, spec.minDurationSeconds ?? 0, Number.isFinite(adaptive) ? adaptive : 0);
     for (let repeat = 0; repeat < mode.repeats; repeat++) {
+      // What the warm-up or the run before left unprojected must not count against this run.
+      if (spec.projected) await waitCaughtUp(spec.baseUrl);
       const before = ifProcReadable(machineTicks);
       const threadsBefore = pid === undefined ? undefined : ifProcReadable(() => threadTicks(pid));
+      const sampler = spec.projected ? startLagSampler(spec.baseUrl) : undefined;
       const run = await load(duration, mode.amount);
+      const loadEnded = performance.now();
+      let items = run.requests * itemsPerRequest;
+      if (sampler !== undefined) {
+        const [lag, caughtUpAt] = await Promise.all([sampler.stop(), waitCaughtUp(spec.baseUrl)]);
+        const projected = projectedRun({
+          acknowledgedItems: run.acknowledged * itemsPerRequest,
+          refused: run.refused,
+          loadSeconds: run.durationSeconds,
+          catchUpSeconds: Math.max(0, caughtUpAt - loadEnded) / 1000,
+          lagMs: lag.lagMs,
+          backlogMax: lag.backlogMax,
+        });
+        projectedRuns.push(projected);
+        items = projected.acknowledgedItems;
+        lab.log(
+          `${spec.id} run ${repeat + 1}: ${Math.round(projected.acknowledgedPerSecond).toLocaleString("en")} items/s acknowledged over ${projected.loadSeconds.toFixed(2)} s, ` +
+            `caught up ${projected.catchUpSeconds.toFixed(2)} s later, lag p99 ${projected.lagP99Ms} ms (${projected.lagSamples} samples), ${projected.refused} refused`,
+        );
+      }
       runs.push(run);
       const threadsAfter = pid === undefined ? undefined : ifProcReadable(() => threadTicks(pid));
       const after = ifProcReadable(machineTicks);
       if (before !== undefined && after !== undefined && after.total > before.total) idleShares.push(idleShareBetween(before, after));
-      if (threadsBefore !== undefined && threadsAfter !== undefined && run.requests > 0) {
+      if (threadsBefore !== undefined && threadsAfter !== undefined && items > 0) {
         const ms = cpuBetween(threadsBefore, threadsAfter).reduce((sum, thread) => sum + thread.ms, 0);
-        cpuPerItem.push((ms * 1000) / (run.requests * itemsPerRequest));
+        cpuPerItem.push((ms * 1000) / items);
       }
     }
+    const projection = spec.projected ? projectionFigure(projectedRuns, median) : undefined;
+    const values = projection !== undefined ? projectedRuns.map((run) => run.itemsPerSecond) : runs.map((run) => run.rps * itemsPerRequest);
     const figure: LoadFigure = {
       durationSeconds: duration,
       id: spec.id,
@@ -153,20 +193,22 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
       ...(spec.rate !== undefined ? { offeredRate: spec.rate } : {}),
       connections: spec.connections ?? mode.connections,
       runs,
-      value: median(runs.map((run) => run.rps * itemsPerRequest)),
+      value: median(values),
       rps: median(runs.map((run) => run.rps)),
       latencyMs: {
         p50: median(runs.map((run) => run.latencyMs.p50)),
         p90: median(runs.map((run) => run.latencyMs.p90)),
         p99: median(runs.map((run) => run.latencyMs.p99)),
       },
-      spread: spread(runs.map((run) => run.rps * itemsPerRequest)),
-      errors: runs.reduce((sum, run) => sum + run.errors, 0),
+      spread: spread(values),
+      // Refusals are the service shedding load by design: a projected figure counts them apart (and not their items).
+      errors: runs.reduce((sum, run) => sum + run.errors - (projection !== undefined ? run.refused : 0), 0),
       ...(idleShares.length > 0 ? { machineIdleShare: median(idleShares) } : {}),
       ...(cpuPerItem.length > 0 ? { serverCpuUsPerItem: median(cpuPerItem) } : {}),
+      ...(projection !== undefined ? { projection } : {}),
     };
     lab.log(
-      `${spec.id}: ${Math.round(figure.value).toLocaleString("en")} ${figure.unit}, p50 ${figure.latencyMs.p50.toFixed(2)} ms, p99 ${figure.latencyMs.p99.toFixed(2)} ms` +
+      `${spec.id}: ${Math.round(figure.value).toLocaleString("en")} ${figure.unit}${projection !== undefined ? " projected" : ""}, p50 ${figure.latencyMs.p50.toFixed(2)} ms, p99 ${figure.latencyMs.p99.toFixed(2)} ms` +
         (figure.errors > 0 ? `, ${figure.errors} errors` : ""),
     );
     return figure;

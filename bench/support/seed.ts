@@ -1,5 +1,6 @@
 /** Fills a running service through its management and tracking APIs, as an operator and the SDKs would. */
 import type { FeatureDefinition } from "../../src/evaluation/index.js";
+import { REFUSAL_CODE } from "./load.js";
 import { BENCH_ADMIN_TOKEN } from "./processes.js";
 
 export interface SeededApp {
@@ -64,9 +65,24 @@ export async function seedApp(baseUrl: string, name: string, definitions: readon
   };
 }
 
-/** Posts a `/bulk` body with a publishable key; throws unless stored. */
+/** How long seeding retries a body refused while the projection is behind. */
+const REFUSAL_RETRY_LIMIT_MS = 120_000;
+const REFUSAL_RETRY_PAUSE_MS = 100;
+
+/**
+ * Posts a `/bulk` body with a publishable key; throws unless logged. Seeding posts bodies back to back, faster than
+ * they are projected: a refusal while the projection is behind (503 PROJECTION_BEHIND) is retried, as SDKs retry it.
+ */
 export async function postBulk(baseUrl: string, publishableKey: string, items: readonly unknown[]): Promise<void> {
-  await call(baseUrl, "POST", "/bulk", publishableKey, items);
+  const body = JSON.stringify(items);
+  const deadline = performance.now() + REFUSAL_RETRY_LIMIT_MS;
+  for (;;) {
+    const response = await fetch(`${baseUrl}/bulk`, { method: "POST", headers: { authorization: `Bearer ${publishableKey}`, "content-type": "application/json" }, body });
+    const text = await response.text();
+    if (response.status === 200) return;
+    if (response.status !== 503 || !text.includes(REFUSAL_CODE) || performance.now() > deadline) throw new Error(`POST /bulk answered ${response.status}: ${text.slice(0, 300)}`);
+    await new Promise((resolve) => setTimeout(resolve, REFUSAL_RETRY_PAUSE_MS));
+  }
 }
 
 /** One request that must answer with `expected` (a sanity check before a load run, so errors never pass as speed). */

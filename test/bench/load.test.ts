@@ -39,6 +39,14 @@ describe("wrk output", () => {
     expect(result.rps).toBe(1000);
     expect(result.latencyMs).toEqual({ p50: 0.5, p90: 0.9, p99: 4, max: 9, mean: 0.7 });
     expect(result.errors).toBe(3);
+    expect(result.acknowledged).toBe(1998);
+    expect(result.refused).toBe(0);
+  });
+
+  it("reads the refusals the script counted", () => {
+    const line = 'BENCH_JSON {"requests":50,"duration_us":1000000,"errors":0,"status_errors":5,"refused":4,"p50":500.0,"p90":900.0,"p99":4000.0,"max":9000.0,"mean":700.0}';
+    const result = parseWrkOutput(line);
+    expect(result).toMatchObject({ requests: 50, errors: 5, acknowledged: 45, refused: 4 });
   });
 });
 
@@ -54,6 +62,16 @@ describe("wrk script", () => {
     // "[[" would open a long string inside a table constructor.
     expect(script).toContain("{[ [=[Content-Type]=] ]=[=[application/json]=]}");
     expect(script).not.toContain("delay =");
+  });
+
+  it("reads bodies (to count PROJECTION_BEHIND refusals) only when asked", () => {
+    const base = { baseUrl: "http://127.0.0.1:1", connections: 1, durationSeconds: 1, requests: [{ method: "POST" as const, path: "/bulk", headers: {} }] };
+    expect(wrkScript(base)).not.toContain("response = function");
+    const counting = wrkScript({ ...base, countRefusals: true });
+    expect(counting).toContain("response = function(status, headers, body)");
+    expect(counting).toContain('string.find(body, "PROJECTION_BEHIND", 1, true)');
+    // Each thread's count is read back in done() through the thread objects setup() kept.
+    expect(counting).toContain('thread:get("refused")');
   });
 
   it("paces requests only when a rate is given", () => {

@@ -87,6 +87,23 @@ describe("npm run bench -- --smoke", () => {
     expect(byId.get("bulk-1000")!.unit).toBe("events/s");
   });
 
+  it("counts bulk items once projected, with the lag during the load and the catch-up after it", () => {
+    for (const id of ["bulk-1000", "bulk-mixed-1000"]) {
+      const figure = report.load.find((entry) => entry.id === id)!;
+      const projection = figure.projection!;
+      expect(projection, id).toBeDefined();
+      expect(projection.runs, id).toHaveLength(report.meta.load.repeats);
+      expect(projection.catchUpSeconds, id).toBeGreaterThanOrEqual(0);
+      expect(projection.acknowledgedPerSecond, id).toBeGreaterThan(0);
+      // Projected per second over the load and the catch-up: never more than what was acknowledged per second of load.
+      expect(projection.itemsPerSecond, id).toBeLessThanOrEqual(projection.acknowledgedPerSecond);
+      expect(figure.value, id).toBe(projection.itemsPerSecond);
+      for (const run of projection.runs) expect(run.lagSamples, id).toBeGreaterThan(0);
+      expect(report.comparisons.find((comparison) => comparison.id === id)!.baselineId, id).toBe("group-commit-uws-bulk");
+    }
+    expect(markdown).toContain("### Bulk: acknowledged, then projected");
+  });
+
   it("sets every figure against a baseline and gives a verdict for each target", () => {
     expect(report.comparisons.map((comparison) => comparison.id)).toEqual(report.load.map((figure) => figure.id));
     expect(report.targets.map((target) => target.id)).toEqual([
