@@ -29,6 +29,10 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
   non2xx: number;
+  "2xx": number;
+  /** Seconds. */
+  duration: number;
+  statusCodeStats: Record<string, { count: number }>;
 }
 type Autocannon = (options: Record<string, unknown>, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
@@ -42,10 +46,14 @@ export interface Stream {
 export interface StreamFigures {
   /** Served requests per second. */
   rps: number;
+  /** Requests answered 2xx per second: what a tracking stream got logged (a refusal is answered fast, and is not). */
+  acknowledgedRps?: number;
   p50: number;
   p99: number;
   max: number;
   errors: number;
+  /** 503 answers, also among `errors`: retryable refusals (tracking while the projection is behind, or a full queue). */
+  refused?: number;
   /** Runs in a process of their own: the 99th percentile of that process's event-loop delay (ms). */
   generatorLoopDelayP99Ms?: number;
 }
@@ -60,10 +68,12 @@ export function runStream(url: string, stream: Stream, seconds: number, rate?: n
           ? reject(error)
           : resolveRun({
               rps: result.requests.average,
+              acknowledgedRps: result.duration > 0 ? result["2xx"] / result.duration : Number.NaN,
               p50: result.latency.p50,
               p99: result.latency.p99,
               max: result.latency.max,
               errors: result.errors + result.timeouts + result.non2xx,
+              refused: result.statusCodeStats?.["503"]?.count ?? 0,
             }),
     );
   });
