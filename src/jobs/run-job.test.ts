@@ -9,7 +9,7 @@ import type { TrackingCall } from "../schemas/tracking.js";
 import type { EvaluateJob, TrackJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJob, runJobs } from "./run-job.js";
-import { lastAppended, projectedUpTo, trackingLogRecords } from "../tracking/tracking-log.js";
+import { lastAppended, projectedUpTo, trackingLogRecords, trackingLogStore } from "../tracking/tracking-log.js";
 
 let dir: string;
 let store: LmdbStore;
@@ -119,7 +119,7 @@ it("answers an evaluation-only batch without waiting for its append, which still
   });
   expect(answers[0]!.status).toBe(200);
   // Answered: the append was issued and may not be committed yet. This thread's writes commit in order.
-  await store.write(() => undefined);
+  await trackingLogStore(store).write(() => undefined);
   expect(lastAppended(store)).toBe(1);
   await project();
   expect(context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents.map((event) => event.key)).toEqual(["huddle"]);

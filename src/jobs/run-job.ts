@@ -3,7 +3,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { AnswerTarget } from "../evaluation/index.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
 import { projectNextRecords } from "../tracking/projector.js";
-import { appendToTrackingLog } from "../tracking/tracking-log.js";
+import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log.js";
 import type { Job, JobResult, ProjectJob } from "./protocol.js";
 import { evaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
@@ -100,7 +100,7 @@ export function runJobs(
     const awaited = acknowledged.length > 0;
     // Nobody waits for an append of evaluate events alone: the tally lets reads that must see them wait instead.
     if (!awaited) appendTally.started();
-    const committed = store.write(() => appendToTrackingLog(store, logged));
+    const committed = trackingLogStore(store).write(() => appendToTrackingLog(store, logged));
     if (!awaited) {
       committed.then(
         () => appendTally.finished(),

@@ -18,7 +18,7 @@ import type { TrackingCall } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
+import { lastAppended, projectedUpTo, trackingLogStore } from "../tracking/tracking-log.js";
 import { rebuildProjections, verifyProjections } from "./rebuild-projections.js";
 
 const RUNS = 100;
@@ -95,7 +95,7 @@ async function playRun(context: JobContext, environmentId: string, batches: { ca
       if (id !== undefined && !feedbackIds.includes(id)) feedbackIds.push(id);
     }
     // This thread's writes commit in order: evaluate-only appends (not awaited) are in once this one is.
-    await context.store.write(() => undefined);
+    await trackingLogStore(context.store).write(() => undefined);
     await runJobs(context, [{ kind: "project", maxItems: batch.stepItems }], fault);
   }
 }

@@ -34,6 +34,11 @@ export type DurabilityMode = "commit" | "flush";
 
 export interface KvStore {
   readonly kind: "lmdb" | "log";
+  /**
+   * The store holding the `trackingLog` table when it is an environment of its own (LMDB: so that appends never wait
+   * behind a projection's write transaction); absent when this store holds it. Written by its own `write`.
+   */
+  readonly trackingLog?: KvStore;
   table<V = unknown>(name: TableName): KvTable<V>;
   /**
    * Runs `apply` in one atomic write transaction, serialised with every other writer (other threads and processes

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { open, type Database, type DatabaseOptions, type RootDatabase } from "lmdb";
 import { assertDataDirKind } from "./data-dir-kind.js";
 import { MSGPACK_VALUE_OPTIONS } from "./value-encoding.js";
@@ -85,31 +86,49 @@ function runAsChild<T>(root: RootDatabase, apply: () => T): ChildOutcome<T> {
   }
 }
 
-/** The LMDB implementation of the storage seam: one environment, one named database per table, msgpack values. */
+/** The tracking log's own LMDB environment: one file beside the main environment's `data.mdb` (and its lock file). */
+export const TRACKING_LOG_FILE = "tracking-log.mdb";
+
+/**
+ * The LMDB implementation of the storage seam: one environment, one named database per table, msgpack values; and
+ * the tracking log in an environment of its own (`trackingLog`), because LMDB has one writer per environment: a
+ * projection step writing for tens of milliseconds would otherwise hold up every append, and every 200 with it.
+ */
 export class LmdbStore implements KvStore {
   readonly kind = "lmdb" as const;
+  readonly trackingLog: LmdbStore | undefined;
   private readonly root: RootDatabase;
   private readonly tables = new Map<TableName, LmdbTable<unknown>>();
 
-  constructor(private readonly options: KvStoreOptions) {
-    mkdirSync(options.path, { recursive: true });
-    assertDataDirKind(options.path, "lmdb");
+  constructor(
+    private readonly options: KvStoreOptions,
+    /** Internal: the tracking log's environment, a file in the data dir holding that one table. */
+    logFile?: string,
+  ) {
+    if (logFile === undefined) {
+      mkdirSync(options.path, { recursive: true });
+      assertDataDirKind(options.path, "lmdb");
+    }
     this.root = open({
-      path: options.path,
-      // lmdb-js guesses "path is a file" from any extension-like suffix (`data.v2`, mktemp's `tmp.XYZ`); it is a dir.
-      noSubdir: false,
+      path: logFile ?? options.path,
+      // lmdb-js guesses "path is a file" from any extension-like suffix (`data.v2`, mktemp's `tmp.XYZ`): say which.
+      noSubdir: logFile !== undefined,
       maxDbs: TABLES.length + 4,
       mapSize: MAP_SIZE,
       ...VALUE_ENCODING,
     });
-    for (const name of TABLES) {
+    for (const name of logFile === undefined ? TABLES.filter((table) => table !== "trackingLog") : (["trackingLog"] as const)) {
       const db = this.root.openDB<unknown, string>({ name, ...TABLE_OPTIONS });
       this.tables.set(name, new LmdbTable(db));
     }
+    this.trackingLog = logFile === undefined ? new LmdbStore(options, join(options.path, TRACKING_LOG_FILE)) : undefined;
   }
 
+  /** `trackingLog` is its own environment's table (write to it through `trackingLog.write`). */
   table<V = unknown>(name: TableName): KvTable<V> {
-    return this.tables.get(name) as KvTable<V>;
+    const table = this.tables.get(name) ?? this.trackingLog?.tables.get(name);
+    if (table === undefined) throw new Error(`The tracking log's environment holds no ${name} table.`);
+    return table as KvTable<V>;
   }
 
   async write<T>(apply: () => T): Promise<T> {
@@ -123,14 +142,21 @@ export class LmdbStore implements KvStore {
 
   refresh(): void {
     this.root.resetReadTxn();
+    this.trackingLog?.refresh();
   }
 
-  /** mdb_env_copy2 with compaction, on lmdb-js's thread pool: one read transaction copied, the writer never waits. */
+  /**
+   * mdb_env_copy2 with compaction, on lmdb-js's thread pool: one read transaction copied, the writer never waits.
+   * The main environment first, then the tracking log: the copy's log holds every record its projector position
+   * covers (and perhaps more, which the restored service projects).
+   */
   async copyTo(directory: string): Promise<void> {
     await this.root.backup(directory, true);
+    if (this.trackingLog !== undefined) await this.trackingLog.root.backup(join(directory, TRACKING_LOG_FILE), true);
   }
 
   async close(): Promise<void> {
+    await this.trackingLog?.close();
     await this.root.close();
   }
 }

@@ -44,6 +44,7 @@ export async function applyTracking(
         feedbackIds.push(writer.feedback(item, feature));
       } else writer.write(item);
     }
+    writer.endRequest();
     writer.finish();
     return { feedbackIds };
   });
@@ -88,6 +89,7 @@ export async function applyTrackingTogether(store: KvStore, requests: readonly T
           if (item.type === "feedback") throw new TypeError("feedback cannot share a transaction");
           writer.write(item);
         }
+        writer.endRequest();
         if (request.evaluations !== undefined) writer.evaluations(request.evaluations);
       }
       for (const writer of writers.values()) writer.finish();
@@ -151,9 +153,19 @@ function checkReferencesBeforeWriting(store: KvStore, environmentId: string, ite
   }
 }
 
+/** The fields of an event entry, in the order a plain record has them (a group stores them as rows). */
+const EVENT_FIELDS: (keyof EventRecord & string)[] = ["event", "userId", "companyId", "countsForCompanyId", "attributes", "timestamp", "receivedAt", "active"];
+/**
+ * Events of one request stored as one group record of at most this many (append-log.ts): a bulk of events costs a
+ * put per group instead of one per event, and a reader paging through a group decodes no more than this at once.
+ */
+const EVENT_GROUP_MAX = 256;
+
 /** One transaction's worth of tracking writes for one environment. */
 export class TrackingWriter {
   private readonly entities: EntityWriter;
+  /** The current request's events not yet stored: grouped per request, so the log is the same however requests share a writer. */
+  private readonly pendingEvents: EventRecord[] = [];
   private readonly sequences: SequenceAllocator;
   /** What derives from the entries (analytics, surveys), written in the same transaction (projections.ts). */
   private readonly projections: ProjectionWriters;
@@ -197,7 +209,13 @@ export class TrackingWriter {
     return record.feedbackId;
   }
 
+  /** After each request's items: its events are stored (as a group when several). */
+  endRequest(): void {
+    this.storeEvents();
+  }
+
   finish(): void {
+    this.storeEvents();
     this.entities.flush();
     this.sequences.save();
     this.projections.flush();
@@ -248,8 +266,20 @@ export class TrackingWriter {
       receivedAt: this.receivedAt,
       active: item.active,
     };
-    this.append("events", record);
+    this.pendingEvents.push(record);
+    if (this.pendingEvents.length === EVENT_GROUP_MAX) this.storeEvents();
     this.projections.event(record);
+  }
+
+  private storeEvents(): void {
+    const events = this.pendingEvents;
+    if (events.length === 0) return;
+    if (events.length === 1) this.append("events", events[0]);
+    else {
+      const rows = events.map((record) => EVENT_FIELDS.map((field) => record[field]));
+      appendGroup<EventRecord>(this.store, "events", this.environmentId, this.sequences, { shared: {}, fields: EVENT_FIELDS, rows, count: rows.length });
+    }
+    events.length = 0;
   }
 
   private featureEvent(item: FeatureEventItem): void {

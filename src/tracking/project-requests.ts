@@ -55,6 +55,7 @@ export function projectRequests(store: KvStore, requests: readonly LoggedRequest
       else writer.write(item);
       if (item.type === "user" || item.type === "company") attributesChanged.add(request.environmentId);
     });
+    writer.endRequest();
     if (request.evaluations !== undefined && request.evaluations.results.length > 0) writer.evaluations(request.evaluations);
   }
   for (const writer of writers.values()) writer.finish();

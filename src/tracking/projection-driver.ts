@@ -22,7 +22,7 @@ export interface ProjectionGate {
 export interface ProjectionStatus {
   /** Age of the oldest unprojected call (ms); 0 when caught up. */
   lagMs: number;
-  /** Log records appended and not yet projected, as of the last step. */
+  /** Log records appended and not yet projected. */
   backlog: number;
   position: number;
 }
@@ -102,6 +102,9 @@ export class ProjectionDriver implements ProjectionGate {
   }
 
   status(): ProjectionStatus {
+    // The log's newest record as committed now (one key read), not as the last step saw it.
+    this.options.store.refresh();
+    this.appendedSeen = Math.max(this.appendedSeen, lastAppended(this.options.store));
     return { lagMs: this.lagMs(), backlog: Math.max(0, this.appendedSeen - this.position), position: this.position };
   }
 

@@ -4,11 +4,13 @@ import type { LoggedRequest } from "./project-requests.js";
 /**
  * The standalone tracking log (API.md §4): the truth of every acknowledged tracking call. One record per append —
  * the requests one thread acknowledged together, in the order they arrived — numbered 1, 2, … in commit order (the
- * counter is read and written in the append's own transaction, and writers are serialised). Nothing here is ever
- * rewritten; what derives from it is projected (projector.ts), and the projector's position lives beside it.
+ * next number is read in the append's own transaction, and writers are serialised). It lives in the store's
+ * `trackingLog` environment when it has one (LMDB), so appends never wait behind a projection step; nothing in it
+ * is ever rewritten. What derives from it is projected (projector.ts); the projector's position lives with what it
+ * wrote, in the main store's `meta`.
  */
-const LAST_APPENDED = "tracking.log.appended";
 const PROJECTED = "tracking.log.projected";
+const BEGUN = "tracking.log.begun";
 /**
  * Set once, when the log first appears in a data dir that already held tracking data from before the log: a rebuild
  * from the log could not reproduce that data, so the rebuild command refuses such a dir.
@@ -19,17 +21,26 @@ function meta(store: KvStore) {
   return store.table<number | boolean>("meta");
 }
 
-/** Inside a write: appends one record holding `requests`; answers its sequence number. */
+/** The store whose `write` appends to the log, and whose `trackingLog` table holds it. */
+export function trackingLogStore(store: KvStore): KvStore {
+  return store.trackingLog ?? store;
+}
+
+function logTable(store: KvStore) {
+  return trackingLogStore(store).table<LoggedRequest[]>("trackingLog");
+}
+
+/** Inside a write of `trackingLogStore(store)`: appends one record holding `requests`; answers its sequence number. */
 export function appendToTrackingLog(store: KvStore, requests: readonly LoggedRequest[]): number {
   const sequence = lastAppended(store) + 1;
-  store.table<LoggedRequest[]>("trackingLog").put(sequenceKeyPart(sequence), requests as LoggedRequest[]);
-  meta(store).put(LAST_APPENDED, sequence);
+  logTable(store).put(sequenceKeyPart(sequence), requests as LoggedRequest[]);
   return sequence;
 }
 
-/** The sequence of the newest record (0 while the log is empty), as this thread's snapshot sees it. */
+/** The sequence of the newest record (0 while the log is empty), as this thread's snapshot of the log sees it. */
 export function lastAppended(store: KvStore): number {
-  return (meta(store).get(LAST_APPENDED) as number | undefined) ?? 0;
+  for (const entry of logTable(store).range({ reverse: true, limit: 1 })) return Number(lastKeyPart(entry.key));
+  return 0;
 }
 
 /** The sequence of the last record the projector applied (0 before the first). */
@@ -49,7 +60,7 @@ export interface TrackingLogRecord {
 
 /** The records after `after`, in log order, read lazily. */
 export function* trackingLogRecords(store: KvStore, after: number): Generator<TrackingLogRecord> {
-  for (const entry of store.table<LoggedRequest[]>("trackingLog").range({ start: sequenceKeyPart(after + 1) })) {
+  for (const entry of logTable(store).range({ start: sequenceKeyPart(after + 1) })) {
     yield { sequence: Number(lastKeyPart(entry.key)), requests: entry.value };
   }
 }
@@ -61,7 +72,7 @@ export function dataPredatesLog(store: KvStore): boolean {
 
 /** Whether the data dir's log was begun (noteDataBeforeLog ran). */
 export function logBegun(store: KvStore): boolean {
-  return meta(store).get(LAST_APPENDED) !== undefined;
+  return meta(store).get(BEGUN) === true;
 }
 
 /**
@@ -69,12 +80,12 @@ export function logBegun(store: KvStore): boolean {
  * companies or events were stored before the tracking log existed.
  */
 export function noteDataBeforeLog(store: KvStore): void {
-  if (meta(store).get(LAST_APPENDED) !== undefined || meta(store).get(PREDATES_LOG) !== undefined) return;
+  if (logBegun(store)) return;
   const held = (table: "users" | "companies" | "events" | "featureEvents" | "feedback") => {
     for (const _ of store.table(table).range({ limit: 1 })) return true;
     return false;
   };
   const predates = held("users") || held("companies") || held("events") || held("featureEvents") || held("feedback");
   meta(store).put(PREDATES_LOG, predates);
-  meta(store).put(LAST_APPENDED, 0);
+  meta(store).put(BEGUN, true);
 }
