@@ -45,6 +45,12 @@ export interface ProjectionDriverOptions {
 const IN_FLIGHT_POLL_MS = 1;
 /** After a failed step, before the next try. */
 const RETRY_MS = 100;
+/**
+ * A step for new appends starts at most this often while nothing waits for it: a step has a fixed cost (a task
+ * to a worker and back, a transaction), which a few calls each could not carry. A backlog, a read or a shutdown
+ * waiting for the projection start the next step at once.
+ */
+const STEP_PACE_MS = 10;
 
 interface Waiter {
   position: number;
@@ -73,6 +79,8 @@ export class ProjectionDriver implements ProjectionGate {
   private readonly waiters: Waiter[] = [];
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
+  private pacedTimer: NodeJS.Timeout | undefined;
+  private lastStepEndedAt = 0;
 
   constructor(private readonly options: ProjectionDriverOptions, start: { position: number; appended: number }) {
     this.position = start.position;
@@ -93,7 +101,7 @@ export class ProjectionDriver implements ProjectionGate {
 
   appended(): void {
     this.firstAppendSinceStepStart ??= Date.now();
-    this.schedule();
+    this.schedulePaced();
   }
 
   caughtUp(): Promise<void> | undefined {
@@ -122,6 +130,7 @@ export class ProjectionDriver implements ProjectionGate {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.pollTimer);
+    clearTimeout(this.pacedTimer);
   }
 
   private lagMs(): number {
@@ -174,8 +183,21 @@ export class ProjectionDriver implements ProjectionGate {
     return new ServiceError("PROJECTION_BEHIND", `What was tracked before this read is not projected yet (waited ${this.options.readWaitMs} ms); retry later.`, undefined, 1);
   }
 
+  /** A step for new appends: at once if the last one ended long enough ago or something waits, else a little later. */
+  private schedulePaced(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    const wait = this.lastStepEndedAt + STEP_PACE_MS - Date.now();
+    if (wait <= 0 || this.waiters.length > 0) this.schedule();
+    else this.pacedTimer ??= setTimeout(() => this.schedule(), wait);
+  }
+
   private schedule(): void {
     if (this.stopped) return;
+    clearTimeout(this.pacedTimer);
+    this.pacedTimer = undefined;
     if (this.running) {
       this.again = true;
       return;
@@ -200,6 +222,7 @@ export class ProjectionDriver implements ProjectionGate {
 
   private stepped(step: ProjectionStep): void {
     this.running = false;
+    this.lastStepEndedAt = Date.now();
     this.runningStepCovers = null;
     this.position = step.position;
     this.appendedSeen = Math.max(this.appendedSeen, step.appended);
@@ -209,8 +232,13 @@ export class ProjectionDriver implements ProjectionGate {
       if (this.waiters[index]!.position <= this.position) this.waiters.splice(index, 1)[0]!.resolve();
     }
     const { tally } = this.options;
-    if (step.position < step.appended || this.again || tally.committedTotal() !== this.committedAtStart) {
+    if (step.position < step.appended) {
       this.schedule();
+      return;
+    }
+    if (this.again || tally.committedTotal() !== this.committedAtStart) {
+      this.again = false;
+      this.schedulePaced();
       return;
     }
     if (tally.inFlight()) {
