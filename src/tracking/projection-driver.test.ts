@@ -1,0 +1,130 @@
+/**
+ * The projection driver's promises, with a real LMDB store and steps the test releases by hand: a read waits for
+ * what was appended before it and no longer; past the read bound it is a retryable 503; tracking is refused while
+ * the oldest unprojected call is older than the lag bound, and admitted again once projected.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { ServiceError } from "../errors/catalogue.js";
+import { LmdbStore } from "../storage/lmdb-store.js";
+import { AppendTally } from "./append-tally.js";
+import { ProjectionDriver } from "./projection-driver.js";
+import type { ProjectionStep } from "./projector.js";
+import { appendToTrackingLog, lastAppended, trackingLogStore } from "./tracking-log.js";
+
+let dir: string;
+let store: LmdbStore;
+/** Steps asked for and not yet answered: the test answers them. */
+let pending: { resolve(step: ProjectionStep): void }[];
+let driver: ProjectionDriver | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "switchyard-driver-"));
+  store = new LmdbStore({ path: dir, durability: "commit" });
+  pending = [];
+});
+
+afterEach(async () => {
+  driver?.stop();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function start(limits: { maxLagMs: number; readWaitMs: number }, tally = new AppendTally()): ProjectionDriver {
+  driver = new ProjectionDriver(
+    {
+      store,
+      tally,
+      step: () => new Promise<ProjectionStep>((resolve) => pending.push({ resolve })),
+      onProjected: () => undefined,
+      onFault: (error) => {
+        throw error;
+      },
+      ...limits,
+    },
+    { position: 0, appended: 0 },
+  );
+  return driver;
+}
+
+async function append(): Promise<number> {
+  return trackingLogStore(store).write(() => appendToTrackingLog(store, [{ environmentId: "env", receivedAt: Date.now(), items: [], feedbackIds: [] }]));
+}
+
+/** Answers the oldest step asked for as having projected up to `position` of `appended`. */
+function answerStep(position: number, appended = position): void {
+  const step = pending.shift();
+  expect(step, "a step was asked for").toBeDefined();
+  step!.resolve({ position, appended, records: position, requests: position, items: position, changed: [], oldestUnprojectedAt: null });
+}
+
+const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it("lets a read through at once while nothing was appended", () => {
+  expect(start({ maxLagMs: 1_000, readWaitMs: 1_000 }).caughtUp()).toBeUndefined();
+});
+
+it("holds a read until the projection reached what was appended before it, and not longer", async () => {
+  const gate = start({ maxLagMs: 1_000, readWaitMs: 5_000 });
+  await append();
+  gate.appended();
+  let done = false;
+  const read = gate.caughtUp()!.then(() => (done = true));
+  await tick(20);
+  expect(done).toBe(false);
+  // Appended after the read began: the read does not wait for it.
+  await append();
+  expect(lastAppended(store)).toBe(2);
+  answerStep(1, 1);
+  await read;
+  expect(done).toBe(true);
+  expect(gate.status()).toMatchObject({ position: 1, backlog: 1 });
+});
+
+it("answers a read that waited past the bound with a retryable 503", async () => {
+  const gate = start({ maxLagMs: 60_000, readWaitMs: 30 });
+  await append();
+  gate.appended();
+  const error = await gate.caughtUp()!.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error).toMatchObject({ code: "PROJECTION_BEHIND", retryAfterSeconds: 1 });
+});
+
+it("refuses tracking while the oldest unprojected call is older than the lag bound, and admits it once projected", async () => {
+  const gate = start({ maxLagMs: 20, readWaitMs: 5_000 });
+  await append();
+  gate.appended();
+  expect(() => gate.admit()).not.toThrow();
+  await tick(40);
+  expect(() => gate.admit()).toThrow(expect.objectContaining({ code: "PROJECTION_BEHIND" }));
+  expect(gate.status().lagMs).toBeGreaterThanOrEqual(20);
+  // The step was asked for at once (nothing had run yet): answering it catches the projection up.
+  answerStep(1);
+  await tick();
+  expect(() => gate.admit()).not.toThrow();
+  expect(gate.status()).toMatchObject({ lagMs: 0, backlog: 0 });
+  expect(gate.caughtUp()).toBeUndefined();
+});
+
+it("makes a read wait for evaluate events whose append was started before it and not yet committed", async () => {
+  const tally = new AppendTally();
+  const gate = start({ maxLagMs: 1_000, readWaitMs: 5_000 }, tally);
+  const slot = tally.claim();
+  slot.started();
+  let done = false;
+  const read = gate.caughtUp()!.then(() => (done = true));
+  await tick(20);
+  expect(done).toBe(false);
+  // The append commits; the read now needs a step that covers it.
+  await append();
+  slot.finished();
+  await tick(20);
+  answerStep(1);
+  await read;
+  expect(done).toBe(true);
+});
