@@ -9,6 +9,7 @@ import { ProjectionDriver, type ProjectionGate } from "../tracking/projection-dr
 import { DEFAULT_STEP_ITEMS, type ProjectionStep } from "../tracking/projector.js";
 import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
 import type { Executor } from "../workers/executor.js";
+import type { ProjectorThread } from "../workers/projector-thread.js";
 
 export interface RunningProjection {
   gate: ProjectionGate;
@@ -25,6 +26,8 @@ export function startProjection(parts: {
   config: Config;
   store: KvStore;
   executor: Executor;
+  /** Where steps run when the store is shared across threads: a thread of their own (workers/projector-thread.ts). */
+  projector: ProjectorThread | undefined;
   tally: AppendTally;
   cluster: ClusterNode | undefined;
   attributesChanged(environmentId: string): void;
@@ -42,7 +45,7 @@ export function startProjection(parts: {
       {
         store,
         tally: parts.tally,
-        step: () => executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf),
+        step: () => (parts.projector !== undefined ? parts.projector.step(DEFAULT_STEP_ITEMS) : executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf)),
         onProjected(step) {
           projected.items += step.items;
           projected.steps++;
@@ -59,6 +62,7 @@ export function startProjection(parts: {
       async stop(deadline) {
         await Promise.race([driver.drain(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
         driver.stop();
+        await parts.projector?.close();
       },
     };
   }

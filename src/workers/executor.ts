@@ -149,6 +149,10 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     // A tracking batch waits for its commit. Tasks that reach a worker while it commits are taken in together and
     // share its next commit (one task at a time per worker capped tracking at one batch per commit).
     concurrentTasksPerWorker: CONCURRENT_TASKS_PER_WORKER,
+    // Piscina's default ("sync") parks an idle worker in Atomics.wait, event loop and all: the commit of an append
+    // nobody awaits (the evaluate events of /features/enabled) needs that loop to run lmdb-js's transaction callback,
+    // and would wait for the worker's next task. "async" waits with Atomics.waitAsync and keeps the loop running.
+    atomics: "async",
     workerData: setup,
   });
   let queue: Waiting[] = [];
