@@ -13,11 +13,12 @@ export class ClusterProjection implements ProjectionGate {
     private readonly limits: { maxLagMs: number; readWaitMs: number },
   ) {}
 
-  admit(): void {
+  admit(_mayHold: boolean): undefined {
     const { lagMs } = this.status();
     if (lagMs > this.limits.maxLagMs) {
       throw new ServiceError("PROJECTION_BEHIND", `This node applies the tracking log ${Math.round(lagMs)} ms behind (the bound is ${this.limits.maxLagMs} ms); retry later.`, undefined, 1);
     }
+    return undefined;
   }
 
   /** The applier learns of new messages from JetStream itself. */

@@ -99,16 +99,51 @@ it("refuses tracking while the oldest unprojected call is older than the lag bou
   const gate = start({ maxLagMs: 20, readWaitMs: 5_000 });
   await append();
   gate.appended();
-  expect(() => gate.admit()).not.toThrow();
+  expect(() => gate.admit(true)).not.toThrow();
   await tick(40);
-  expect(() => gate.admit()).toThrow(expect.objectContaining({ code: "PROJECTION_BEHIND" }));
+  expect(() => gate.admit(true)).toThrow(expect.objectContaining({ code: "PROJECTION_BEHIND" }));
   expect(gate.status().lagMs).toBeGreaterThanOrEqual(20);
   // The step was asked for at once (nothing had run yet): answering it catches the projection up.
   answerStep(1);
   await tick();
-  expect(() => gate.admit()).not.toThrow();
+  expect(() => gate.admit(true)).not.toThrow();
   expect(gate.status()).toMatchObject({ lagMs: 0, backlog: 0 });
   expect(gate.caughtUp()).toBeUndefined();
+});
+
+it("holds tracking while the projection is behind by more than a fifth of the bound, and lets it on once a step caught up", async () => {
+  const gate = start({ maxLagMs: 100, readWaitMs: 5_000 });
+  await append();
+  gate.appended();
+  await tick(40);
+  expect(gate.admit(false), "a single call is not held").toBeUndefined();
+  const held = gate.admit(true);
+  expect(held, "held, not refused: the lag is past a fifth of the bound and within it").toBeInstanceOf(Promise);
+  let admitted = false;
+  void held!.then(() => (admitted = true));
+  await tick(10);
+  expect(admitted).toBe(false);
+  answerStep(1);
+  await held;
+  expect(gate.admit(true)).toBeUndefined();
+});
+
+it("refuses held tracking once a step ends with the projection past the lag bound", async () => {
+  const gate = start({ maxLagMs: 60, readWaitMs: 5_000 });
+  const firstAt = Date.now();
+  await append();
+  await append();
+  gate.appended();
+  await tick(20);
+  const held = gate.admit(true)!;
+  const outcome = held.then(
+    () => "admitted",
+    (error: unknown) => error,
+  );
+  await tick(60);
+  // The step projected the first record only; the second, as old as the first, is past the bound.
+  pending.shift()!.resolve({ position: 1, appended: 2, records: 1, requests: 1, items: 1, changed: [], oldestUnprojectedAt: firstAt });
+  expect(await outcome).toMatchObject({ code: "PROJECTION_BEHIND", retryAfterSeconds: 1 });
 });
 
 it("makes a read wait for evaluate events whose append was started before it and not yet committed", async () => {

@@ -6,8 +6,13 @@ import { lastAppended } from "./tracking-log.js";
 
 /** What the routes ask of the projection: admission by lag, and reads that wait for what came before them. */
 export interface ProjectionGate {
-  /** Throws a retryable 503 (PROJECTION_BEHIND) while the projection is further behind than the bound. */
-  admit(): void;
+  /**
+   * Throws a retryable 503 (PROJECTION_BEHIND) while the projection is further behind than the bound. A batch
+   * (`mayHold`: /bulk, feature events) arriving while it is behind by more than a fifth of the bound is held: the
+   * promise returned resolves once a step brought the lag under that fifth, so batch senders slow down to what the
+   * projection keeps up with before anything is refused. Single calls are not held: their projection is small.
+   */
+  admit(mayHold: boolean): Promise<void> | undefined;
   /** After a tracking call was acknowledged or evaluate events were appended: there is something to project. */
   appended(): void;
   /**
@@ -57,6 +62,15 @@ interface Waiter {
   resolve(): void;
 }
 
+/** A tracking call held back while the projection is behind (see admit). */
+interface HeldCall {
+  resolve(): void;
+  reject(error: ServiceError): void;
+}
+
+/** Batches are held back, not yet refused, while the lag exceeds this share of the bound (see admit). */
+const HOLD_SHARE = 0.2;
+
 /**
  * Runs the projector on the main thread's schedule: one step at a time, again and again while the log is ahead of
  * it, and not at all while nothing was appended. Knows how far it got from each step's answer, so deciding whether a
@@ -77,6 +91,7 @@ export class ProjectionDriver implements ProjectionGate {
   private firstAppendSinceStepStart: number | null = null;
   private committedAtStart: number;
   private readonly waiters: Waiter[] = [];
+  private held: HeldCall[] = [];
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private pacedTimer: NodeJS.Timeout | undefined;
@@ -92,11 +107,12 @@ export class ProjectionDriver implements ProjectionGate {
     }
   }
 
-  admit(): void {
+  admit(mayHold: boolean): Promise<void> | undefined {
     const lag = this.lagMs();
-    if (lag > this.options.maxLagMs) {
-      throw new ServiceError("PROJECTION_BEHIND", `The projection is ${Math.round(lag)} ms behind the tracking log (the bound is ${this.options.maxLagMs} ms); retry later.`, undefined, 1);
-    }
+    if (lag > this.options.maxLagMs) throw this.lagRefusal(lag);
+    if (!mayHold || lag <= this.options.maxLagMs * HOLD_SHARE || !this.running) return undefined;
+    // Backpressure: with the projection on a thread of its own, appends would otherwise outrun it until refused.
+    return new Promise<void>((resolve, reject) => this.held.push({ resolve, reject }));
   }
 
   appended(): void {
@@ -129,6 +145,7 @@ export class ProjectionDriver implements ProjectionGate {
 
   stop(): void {
     this.stopped = true;
+    for (const call of this.held.splice(0)) call.reject(this.lagRefusal(this.lagMs()));
     clearTimeout(this.pollTimer);
     clearTimeout(this.pacedTimer);
   }
@@ -177,6 +194,23 @@ export class ProjectionDriver implements ProjectionGate {
       const index = this.waiters.indexOf(waiter!);
       if (index >= 0) this.waiters.splice(index, 1);
     }
+  }
+
+  private lagRefusal(lag: number): ServiceError {
+    return new ServiceError("PROJECTION_BEHIND", `The projection is ${Math.round(lag)} ms behind the tracking log (the bound is ${this.options.maxLagMs} ms); retry later.`, undefined, 1);
+  }
+
+  /** After a step: held calls go on once the lag is back under the hold share, or are refused past the bound. */
+  private releaseHeld(): void {
+    if (this.held.length === 0) return;
+    const lag = this.lagMs();
+    if (lag > this.options.maxLagMs * HOLD_SHARE && this.running) {
+      if (lag <= this.options.maxLagMs) return;
+      const error = this.lagRefusal(lag);
+      for (const call of this.held.splice(0)) call.reject(error);
+      return;
+    }
+    for (const call of this.held.splice(0)) call.resolve();
   }
 
   private readTimeout(): ServiceError {
@@ -234,8 +268,10 @@ export class ProjectionDriver implements ProjectionGate {
     const { tally } = this.options;
     if (step.position < step.appended) {
       this.schedule();
+      this.releaseHeld();
       return;
     }
+    this.releaseHeld();
     if (this.again || tally.committedTotal() !== this.committedAtStart) {
       this.again = false;
       this.schedulePaced();

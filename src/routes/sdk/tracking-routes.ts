@@ -19,8 +19,10 @@ function track(call: TrackingCall) {
   return async (context: RouteContext<Services>): Promise<ApiResponse> => {
     const { environmentId } = environmentOf(context.principal);
     const { services } = context;
-    // Past the lag bound a call is refused (retryable) rather than queued behind an unbounded backlog.
-    services.projection.admit();
+    // Past the lag bound a call is refused (retryable) rather than queued behind an unbounded backlog; short of it,
+    // a batch may be held until the projection caught up a little.
+    const held = services.projection.admit(call === "bulk" || call === "feature-events");
+    if (held !== undefined) await held;
     // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
     if (services.cluster !== undefined) return trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
     const response = await services.executor.run({
