@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Environment, type Member } from "./api";
+import { abortPendingRequests, api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Environment, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
@@ -65,6 +65,8 @@ export function App() {
     setBoot({ state: "signed-in", member: session.member });
   };
   const signOut = async () => {
+    // What the signed-in page still asks would be answered 401 once the session is gone.
+    abortPendingRequests();
     await api("DELETE", "/admin/session").catch(() => undefined);
     setCsrfToken(undefined);
     forgetSignedIn();

@@ -30,17 +30,31 @@ export function setCsrfToken(token: string | undefined): void {
 
 type Json = Record<string, any>;
 
+/** Requests on their way: signing out cancels them, or they would come back 401 and log console errors (§9). */
+const inFlight = new Set<AbortController>();
+
+export function abortPendingRequests(): void {
+  for (const controller of inFlight) controller.abort();
+  inFlight.clear();
+}
+
 export async function api<T = Json>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const sent: Record<string, string> = { accept: "application/json", ...headers };
   if (body !== undefined) sent["content-type"] = "application/json";
   if (method !== "GET" && csrfToken && !sent.authorization) sent["x-csrf-token"] = csrfToken;
   let response: Response;
+  let text: string;
+  const controller = new AbortController();
+  inFlight.add(controller);
   try {
-    response = await fetch(path, { method, headers: sent, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await fetch(path, { method, headers: sent, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+    text = await response.text();
   } catch (error) {
+    if (controller.signal.aborted) throw new ApiError(0, "ABORTED", "Cancelled: signed out.");
     throw new ApiError(0, "NETWORK", `The service did not answer: ${(error as Error).message}`);
+  } finally {
+    inFlight.delete(controller);
   }
-  const text = await response.text();
   let parsed: Json | undefined;
   try {
     parsed = text ? (JSON.parse(text) as Json) : undefined;
