@@ -112,7 +112,15 @@ export class ProjectionDriver implements ProjectionGate {
     if (lag > this.options.maxLagMs) throw this.lagRefusal(lag);
     if (!mayHold || lag <= this.options.maxLagMs * HOLD_SHARE || !this.running) return undefined;
     // Backpressure: with the projection on a thread of its own, appends would otherwise outrun it until refused.
-    return new Promise<void>((resolve, reject) => this.held.push({ resolve, reject }));
+    return new Promise<void>((resolve, reject) => {
+      const call: HeldCall = { resolve, reject };
+      this.held.push(call);
+      // Steps failing over and over must not hold a call for ever: after the bound's length it is refused.
+      setTimeout(() => {
+        const index = this.held.indexOf(call);
+        if (index >= 0) this.held.splice(index, 1)[0]!.reject(this.lagRefusal(this.lagMs()));
+      }, this.options.maxLagMs).unref();
+    });
   }
 
   appended(): void {
