@@ -67,44 +67,6 @@ export function canShareTransaction(items: readonly TrackingItem[]): boolean {
   return !items.some((item) => item.type === "feedback");
 }
 
-/**
- * Like applyTracking for several requests in one transaction (tests and benchmarks; the projector's step is
- * projectRequests), as if applied one after another in the given order: the records they touch (users, companies,
- * sequence counters, analytics cells) are read and written once for all of them. Only for requests `canShareTransaction` accepts. Should the transaction
- * fail anyway (a fault, not a client's mistake), each request is retried alone, so one request's fault cannot take
- * the others with it; the answer per request is then that of `applyTracking`.
- */
-export async function applyTrackingTogether(store: KvStore, requests: readonly TrackingRequest[]): Promise<PromiseSettledResult<void>[]> {
-  try {
-    await store.write(() => {
-      const writers = new Map<string, TrackingWriter>();
-      for (const request of requests) {
-        let writer = writers.get(request.environmentId);
-        if (!writer) {
-          writer = new TrackingWriter(store, request.environmentId, request.receivedAt);
-          writers.set(request.environmentId, writer);
-        }
-        writer.receivedAt = request.receivedAt;
-        for (const item of request.items) {
-          if (item.type === "feedback") throw new TypeError("feedback cannot share a transaction");
-          writer.write(item);
-        }
-        writer.endRequest();
-        if (request.evaluations !== undefined) writer.evaluations(request.evaluations);
-      }
-      for (const writer of writers.values()) writer.finish();
-    });
-    return requests.map(() => ({ status: "fulfilled", value: undefined }));
-  } catch {
-    return Promise.allSettled(
-      requests.map(async (request) => {
-        await applyTracking(store, request.environmentId, request.items, request.receivedAt);
-        if (request.evaluations !== undefined) await recordEvaluations(store, request.environmentId, request.evaluations, request.receivedAt);
-      }),
-    );
-  }
-}
-
 export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
 
 /** Feature events of one evaluation: one action and context, a result per feature. */

@@ -1,7 +1,6 @@
 /** The tracking domain: the log and its projection (tracking-log.ts, projector.ts), the writer, and the read side (`TrackingReader`). */
 export {
   applyTracking,
-  applyTrackingTogether,
   canShareTransaction,
   evaluationRow,
   recordEvaluations,
@@ -10,6 +9,7 @@ export {
   type TrackingRequest,
   type TrackingResult,
 } from "./apply.js";
+export { applyTrackingTogether } from "./apply-together.js";
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "../storage/cursor.js";
 export {
   TrackingReader,
