@@ -16,6 +16,8 @@ import { RULES_ETAG_ID, RULES_ID } from "../serving/rules-route.js";
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID, TRACKING_API_EVENT_ID } from "../serving/tracking-routes.js";
 import type { StoredDataPoint } from "../storage/stored-data.js";
 import type { LoadFigure } from "../support/lab.js";
+import { verdict, type Comparison, type Verdict } from "./comparison.js";
+import { physicalLimitTargets } from "./physical-limit.js";
 import { projectionSummary } from "../support/projection.js";
 import type { MicroFigure } from "../support/micro.js";
 import type { ModeName } from "../support/modes.js";
@@ -41,24 +43,7 @@ export interface ReportMeta {
   notes: string[];
 }
 
-export type Verdict = "PASS" | "MISS" | "—";
-
-/** A figure set against its baseline, with the target where the issue sets one. */
-export interface Comparison {
-  id: string;
-  label: string;
-  value: number;
-  unit: string;
-  baselineId: string | undefined;
-  baselineLabel: string;
-  baselineValue: number;
-  /** value / baselineValue. */
-  ratio: number;
-  ratioStyle: "percent" | "times";
-  /** Human wording, e.g. "≥ 60 % of hello-world". */
-  target: string | undefined;
-  verdict: Verdict;
-}
+export type { Comparison, Verdict } from "./comparison.js";
 
 export interface ExecutorVerdict {
   workload: Workload;
@@ -140,10 +125,6 @@ export interface Measurements {
 }
 
 const LMDB_ID = "lmdb-raw-puts";
-
-function verdict(ok: boolean | undefined): Verdict {
-  return ok === undefined ? "—" : ok ? "PASS" : "MISS";
-}
 
 /**
  * The baseline each load figure is compared with: the bare server of its transport and method; for bulk (items
@@ -272,6 +253,7 @@ export function buildReport(measured: Measurements): BenchReport {
       target: `≤ ${STAGE_TARGET_US} µs`,
       verdict: verdict(stageAt50 === undefined ? false : stageAt50.totalUs <= STAGE_TARGET_US),
     },
+    ...physicalLimitTargets(byId),
     ...microComparisons.filter((comparison) => comparison.target !== undefined),
   ];
 

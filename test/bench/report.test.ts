@@ -117,6 +117,12 @@ describe("npm run bench -- --smoke", () => {
       "bulk-mixed-1000",
       "mixed-70",
       "cpu-per-request-50",
+      "evaluate-10-same-bytes",
+      "evaluate-50-same-bytes",
+      "evaluate-1000-same-bytes",
+      "evaluate-10-idle",
+      "evaluate-50-idle",
+      "cpu-per-request-50-unprofiled",
       "compiled-vs-reference-10",
       "compiled-vs-reference-50",
     ]);
