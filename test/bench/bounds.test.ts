@@ -3,28 +3,9 @@ import { describe, expect, it } from "vitest";
 import { boundsOfMissedTargets } from "../../bench/report/bounds.js";
 import { buildReport, type Measurements } from "../../bench/report/model.js";
 import type { LoadFigure, ServerInfo } from "../../bench/support/lab.js";
+import { figure } from "./load-figure.js";
 import { spread } from "../../bench/support/stats.js";
 import type { StageFigure } from "../../bench/serving/evaluation-stages.js";
-
-function figure(id: string, value: number, server: ServerInfo, extra: Partial<LoadFigure> = {}): LoadFigure {
-  return {
-    id,
-    section: "evaluation",
-    title: id,
-    server,
-    unit: "req/s",
-    itemsPerRequest: 1,
-    connections: 50,
-    durationSeconds: 5,
-    runs: [],
-    value,
-    rps: value,
-    latencyMs: { p50: 1, p90: 2, p99: 3 },
-    spread: spread([value]),
-    errors: 0,
-    ...extra,
-  };
-}
 
 const SERVICE: ServerInfo = { kind: "service", workers: 1, native: true };
 

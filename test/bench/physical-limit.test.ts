@@ -2,27 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { physicalLimitTargets } from "../../bench/report/physical-limit.js";
 import type { LoadFigure, ServerInfo } from "../../bench/support/lab.js";
-import { spread } from "../../bench/support/stats.js";
-
-function figure(id: string, value: number, server: ServerInfo, extra: Partial<LoadFigure> = {}): LoadFigure {
-  return {
-    id,
-    section: "evaluation",
-    title: id,
-    server,
-    unit: "req/s",
-    itemsPerRequest: 1,
-    connections: 50,
-    durationSeconds: 5,
-    runs: [],
-    value,
-    rps: value,
-    latencyMs: { p50: 1, p90: 2, p99: 3 },
-    spread: spread([value]),
-    errors: 0,
-    ...extra,
-  };
-}
+import { figure } from "./load-figure.js";
 
 const SERVICE: ServerInfo = { kind: "service", workers: 1, native: true };
 const HELLO: ServerInfo = { kind: "hello-uws" };
