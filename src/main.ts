@@ -25,7 +25,6 @@ import { AppendTally } from "./tracking/append-tally.js";
 import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
 import { startProjection } from "./service/projection.js";
 import { TrackingReader } from "./tracking/index.js";
-import { startProjectorThread } from "./workers/projector-thread.js";
 import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
 import type { Services } from "./routes/kit/services.js";
 import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
@@ -118,7 +117,6 @@ export async function startService(config: Config, log: Logger = createLogger(co
     config,
     store,
     executor,
-    projector: cluster === undefined && config.workers > 0 && adapters.storeSharedAcrossThreads ? startProjectorThread({ dataDir: config.dataDir, durability: config.durability }) : undefined,
     tally: appendTally,
     cluster,
     attributesChanged: (environmentId) => evaluationCache.attributesChanged(environmentId),

@@ -2,7 +2,7 @@ import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { AnswerTarget } from "../evaluation/index.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
-import { projectNextRecords } from "../tracking/projector.js";
+import { runProjectionStep } from "../tracking/projector.js";
 import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log.js";
 import type { Job, JobResult, ProjectJob } from "./protocol.js";
 import { evaluateJob } from "./evaluate-job.js";
@@ -32,8 +32,7 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
 
 /** One projection step, in its own transaction: the log's next records applied, the position moved with them. */
 async function runProjectJob(jobContext: JobContext, job: ProjectJob, onFault: (error: unknown) => void): Promise<JobResult> {
-  const onDropped = (error: ServiceError) => onFault(new Error(`a logged feedback was dropped when projected: ${error.code} ${error.message}`));
-  const step = await jobContext.store.write(() => projectNextRecords(jobContext.store, job.maxItems, onDropped));
+  const step = await runProjectionStep(jobContext.store, job.maxItems, onFault);
   return { status: 200, body: JSON.stringify(step) };
 }
 

@@ -9,7 +9,7 @@ import { ProjectionDriver, type ProjectionGate } from "../tracking/projection-dr
 import { DEFAULT_STEP_ITEMS, type ProjectionStep } from "../tracking/projector.js";
 import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
 import type { Executor } from "../workers/executor.js";
-import type { ProjectorThread } from "../workers/projector-thread.js";
+import { startProjectorThread } from "../workers/projector-thread.js";
 
 export interface RunningProjection {
   gate: ProjectionGate;
@@ -18,16 +18,14 @@ export interface RunningProjection {
 }
 
 /**
- * The projection of tracking, composed: alone, a driver that runs projection steps on the executor (a worker when
- * there is a pool); in cluster mode, the appliers of the JetStream tracking streams. Either way the evaluation cache
+ * The projection of tracking, composed: alone, a driver that runs projection steps on a thread of their own when
+ * there is a worker pool, inline on the executor when not; in cluster mode, the appliers of the JetStream tracking streams. Either way the evaluation cache
  * hears of changed attributes once they are projected, and /metrics shows the lag.
  */
 export function startProjection(parts: {
   config: Config;
   store: KvStore;
   executor: Executor;
-  /** Where steps run when the store is shared across threads: a thread of their own (workers/projector-thread.ts). */
-  projector: ProjectorThread | undefined;
   tally: AppendTally;
   cluster: ClusterNode | undefined;
   attributesChanged(environmentId: string): void;
@@ -40,12 +38,14 @@ export function startProjection(parts: {
     running = { gate: new ClusterProjection(parts.cluster, config.projection), stop: async () => {} };
   } else {
     const projected = { items: 0, steps: 0 };
+    // With a worker pool (the store is shared across threads) steps get a thread of their own; without, they run inline.
+    const projector = executor.kind === "pool" ? startProjectorThread({ dataDir: config.dataDir, durability: config.durability }) : undefined;
     metrics.counter("switchyard_projected_items_total", "Tracking items and evaluate events projected from the tracking log.", () => projected.items);
     const driver = new ProjectionDriver(
       {
         store,
         tally: parts.tally,
-        step: () => (parts.projector !== undefined ? parts.projector.step(DEFAULT_STEP_ITEMS) : executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf)),
+        step: () => (projector !== undefined ? projector.step(DEFAULT_STEP_ITEMS) : executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf)),
         onProjected(step) {
           projected.items += step.items;
           projected.steps++;
@@ -62,7 +62,7 @@ export function startProjection(parts: {
       async stop(deadline) {
         await Promise.race([driver.drain(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
         driver.stop();
-        await parts.projector?.close();
+        await projector?.close();
       },
     };
   }

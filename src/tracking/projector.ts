@@ -32,6 +32,15 @@ function itemCount(request: LoggedRequest): number {
 }
 
 /**
+ * One projection step in a write of its own (a pool-less service's `project` job, the projector's thread): a feedback
+ * dropped when projected is reported through `onFault`.
+ */
+export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void): Promise<ProjectionStep> {
+  const onDropped = (error: ServiceError) => onFault(new Error(`a logged feedback was dropped when projected: ${error.code} ${error.message}`));
+  return store.write(() => projectNextRecords(store, maxItems, onDropped));
+}
+
+/**
  * Inside a write: applies the records after the projector's position, whole records only, until about `maxItems`
  * items, and stores the new position in the same transaction: after a crash the projector resumes right after the
  * last record it committed, never applying one twice nor skipping one.

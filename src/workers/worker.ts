@@ -11,6 +11,7 @@ import { LmdbStore } from "../storage/lmdb-store.js";
 import { AppendTally } from "../tracking/append-tally.js";
 import type { Batch, WorkerSetup } from "../jobs/protocol.js";
 import { AnswerRing } from "./answer-ring.js";
+import { reportFault } from "./report-fault.js";
 import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
@@ -19,10 +20,6 @@ let context: JobContext | undefined;
 /** This worker's answer ring: the first unclaimed one (a replaced worker takes none, and moves buffers instead). */
 const ringIndex = Atomics.add(new Int32Array(setup.ringClaims), 0, 1);
 const ring = ringIndex < setup.rings.length ? new AnswerRing(setup.rings[ringIndex]!) : undefined;
-
-function reportFault(error: unknown): void {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", message: "job failed", error: String((error as Error)?.stack ?? error) })}\n`);
-}
 
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
 export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown> {
