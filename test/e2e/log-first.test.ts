@@ -8,6 +8,8 @@ import { useAppServer } from "../support/app-server.js";
 import { request } from "../support/http.js";
 
 const BULK_ITEMS = 2_000;
+/** Waves of bulk load sent at most before the test gives up seeing a refusal. */
+const MAX_WAVES = 20;
 
 describe("log-first tracking", () => {
   const app = useAppServer();
@@ -37,26 +39,42 @@ describe("log-first tracking", () => {
 });
 
 describe("the projection's lag bound", () => {
-  // A bound no real load stays under: the projection of one 2,000-item body alone takes longer.
+  // A bound no real load stays under for long: the projection of one 2,000-item body alone takes longer.
   const app = useAppServer({ env: { SWITCHYARD_PROJECTION_MAX_LAG_MS: "10" } });
 
   it("refuses tracking with a retryable 503 while the projection is behind, stores nothing of a refused call and all of an acknowledged one", async () => {
     const { secretKey, id } = app.keys.production;
-    const bodies = Array.from({ length: 24 }, (_, body) => Array.from({ length: BULK_ITEMS }, (_, index) => ({ type: "event", event: `lag-${body}`, userId: `lag-${index % 300}` })));
-    const send = (body: unknown[]) => request(app.server.url, "POST", "/bulk", { token: secretKey, body });
-    // Calls are admitted by the lag when they arrive: the first wave finds little or none, the second the first one's
-    // backlog (the native-free twin, which projects on its one thread, may refuse some of the first wave already).
-    const first = await Promise.all(bodies.slice(0, 12).map(send));
-    const answers = [...first, ...(await Promise.all(bodies.slice(12).map(send)))];
-    const refused = answers.filter((answer) => answer.status === 503);
-    expect(answers.every((answer) => answer.status === 200 || answer.status === 503)).toBe(true);
-    expect(refused.length).toBeGreaterThan(0);
-    expect(refused.length).toBeLessThan(answers.length);
-    for (const answer of refused) {
+    // Each call sent, by the event name it carries, with how many items it had and how it was answered.
+    const sent = new Map<string, { items: number; status: number }>();
+    const send = async (path: string, name: string, body: unknown, items: number) => {
+      const answer = await request(app.server.url, "POST", path, { token: secretKey, body });
+      sent.set(name, { items, status: answer.status });
+      return answer;
+    };
+    const bulk = (name: string) => send("/bulk", name, Array.from({ length: BULK_ITEMS }, (_, index) => ({ type: "event", event: name, userId: `lag-${index % 300}` })), BULK_ITEMS);
+    const refusals: Awaited<ReturnType<typeof send>>[] = [];
+    // When the lag passes the bound depends on the machine (the native-free twin projects on the thread that parses),
+    // so waves of bulk bodies go on until a call was refused. Single events sent while a wave is under way are never
+    // held back, only refused, so they see the lag as it is; the bodies may be held a little first.
+    for (let wave = 0; wave < MAX_WAVES && refusals.length === 0; wave++) {
+      let waveDone = false;
+      const bodies = Promise.all(Array.from({ length: 12 }, (_, body) => bulk(`lag-${wave}-${body}`))).finally(() => (waveDone = true));
+      for (let probe = 0; !waveDone; probe++) {
+        const name = `probe-${wave}-${probe}`;
+        const answer = await send("/event", name, { event: name, userId: "prober" }, 1);
+        if (answer.status === 503) refusals.push(answer);
+      }
+      refusals.push(...(await bodies).filter((answer) => answer.status === 503));
+    }
+    const statuses = [...sent.values()].map((call) => call.status);
+    expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
+    for (const answer of refusals) {
       expect(answer.body.error.code).toBe("PROJECTION_BEHIND");
       expect(answer.headers.get("retry-after")).toBe("1");
     }
-    // The read waits for the projection; then every acknowledged body is there whole, and no refused one.
+    // The read waits for the projection; then every acknowledged call is there whole, and nothing of a refused one.
     const counts = new Map<string, number>();
     let after = "";
     for (;;) {
@@ -66,13 +84,14 @@ describe("the projection's lag bound", () => {
       for (const event of page.body.events as { event: string }[]) counts.set(event.event, (counts.get(event.event) ?? 0) + 1);
       after = page.body.next;
     }
-    answers.forEach((answer, body) => expect(counts.get(`lag-${body}`) ?? 0, `body ${body}: ${answer.status}`).toBe(answer.status === 200 ? BULK_ITEMS : 0));
+    for (const [name, call] of sent) expect(counts.get(name) ?? 0, `${name}: ${call.status}`).toBe(call.status === 200 ? call.items : 0);
     const health = await request(app.server.url, "GET", "/health");
     expect(health.body.projection).toEqual({ lagMs: 0, backlog: 0 });
     const text = await (await fetch(`${app.server.url}/metrics`, { headers: { authorization: `Bearer ${app.server.adminToken}` } })).text();
     expect(text).toMatch(/^switchyard_projection_lag_seconds 0$/m);
     expect(text).toMatch(/^switchyard_projection_backlog 0$/m);
     const projected = Number(/^switchyard_projected_items_total (\d+)$/m.exec(text)?.[1]);
-    expect(projected).toBeGreaterThanOrEqual((answers.length - refused.length) * BULK_ITEMS);
+    const acknowledgedItems = [...sent.values()].reduce((sum, call) => sum + (call.status === 200 ? call.items : 0), 0);
+    expect(projected).toBeGreaterThanOrEqual(acknowledgedItems);
   }, 120_000);
 });
