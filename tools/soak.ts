@@ -34,7 +34,8 @@ companies, then:
     the largest backlog; after the last window, how long the projection took to catch up;
  3. offers /event at the same rate to the bare group-commit server (bench/baselines/group-commit-server.js: parse,
     put, one commit per event-loop turn, answer after commit) on a fresh dir of the same disk, --baseline-windows
-    windows.
+    windows; then --baseline-windows more while the service carries the soak's evaluation and /bulk streams at their
+    rates (reported, not judged: the commit's latency on this machine under the soak's other load).
 Targets reported, each PASS or MISS (the first window is warm-up and not judged): every window's evaluation p99
 < 10 ms; worst window /event p99 <= 2x the baseline's worst window p99; every window's projection lag p99 < 1 s;
 memory flat (anonymous memory growth < 10 %, warm-up window to last). Also reported: errors, and among them the
@@ -93,6 +94,8 @@ function memoryOf(pid: number): Memory {
 
 /** Every window sends users and bodies no earlier window sent. */
 const SEQUENCES_PER_WINDOW = 10_000_000;
+/** The baseline beside the service sends users and bodies past every soak window's. */
+const BASELINE_SEQUENCE_START = 1_000;
 const ROUTES: Record<StreamKind, string> = { evaluation: "/features/evaluated", event: "/event", bulk: "/bulk" };
 
 function specsFor(keys: { publishableKey: string; secretKey: string }, sequenceStart: number): Record<StreamKind, StreamSpec> {
@@ -153,16 +156,25 @@ async function soak(url: string, pid: number, keys: { publishableKey: string; se
   return windows;
 }
 
-/** The bare group-commit server at the same /event rate, on a fresh dir of the same disk. */
-async function baseline(eventRate: number, windowCount: number, windowSeconds: number): Promise<StreamFigures[]> {
+/**
+ * The bare group-commit server at the same /event rate, on a fresh dir of the same disk. With `beside`, the service
+ * meanwhile carries the soak's other streams at their rates, so the bare server shares the machine as the service's
+ * /event did: the commit's latency on this machine under that load, the bound of the service's /event p99.
+ */
+async function baseline(eventRate: number, windowCount: number, windowSeconds: number, beside?: { url: string; keys: { publishableKey: string; secretKey: string }; offered: { kind: StreamKind; rate: number }[] }): Promise<StreamFigures[]> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-soak-ceiling-"));
   const server = await startGroupCommitServer(dir);
   try {
     const windows: StreamFigures[] = [];
     for (let index = 0; index < windowCount; index++) {
       const spec: StreamSpec = { kind: "event", publishableKey: "", secretKey: "", sequenceStart: index * SEQUENCES_PER_WINDOW };
-      windows.push(await runStreamProcess(server.url, spec, windowSeconds, eventRate));
-      process.stderr.write(`baseline ${JSON.stringify(windows[index])}\n`);
+      const others = beside === undefined ? undefined : specsFor(beside.keys, (BASELINE_SEQUENCE_START + index) * SEQUENCES_PER_WINDOW);
+      const [figures] = await Promise.all([
+        runStreamProcess(server.url, spec, windowSeconds, eventRate),
+        beside === undefined ? undefined : runStreams(beside.url, beside.offered.map(({ kind, rate }) => ({ spec: others![kind], rate })), windowSeconds),
+      ]);
+      windows.push(figures);
+      process.stderr.write(`baseline${beside === undefined ? "" : " beside the service's other streams"} ${JSON.stringify(figures)}\n`);
     }
     return windows;
   } finally {
@@ -217,6 +229,9 @@ async function main(): Promise<void> {
     );
     const eventRate = offered[1]!.rate;
     const ceilingWindows = await baseline(eventRate, Number(values["baseline-windows"]), windowSeconds);
+    const others = offered.filter(({ kind }) => kind !== "event");
+    const besideWindows = await baseline(eventRate, Number(values["baseline-windows"]), windowSeconds, { url: server.url, keys: app, offered: others });
+    const besideWorstP99 = Math.max(...besideWindows.map((window) => window.p99));
 
     const measured = windows.slice(1);
     const warm = windows[0]!;
@@ -258,6 +273,14 @@ async function main(): Promise<void> {
       projectionBacklogMaxByWindow: measured.map((window) => window.projection.backlogMax),
       projectionCatchUpAfterSoakSeconds,
       groupCommitCeiling: { rate: eventRate, p99ByWindowMs: ceilingWindows.map((window) => window.p99), windows: ceilingWindows },
+      // Not a target: what the commit alone costs on this machine while it carries the soak's other streams.
+      groupCommitBesideLoad: {
+        rate: eventRate,
+        besideStreams: Object.fromEntries(others.map(({ kind, rate: perSecond }) => [kind, perSecond])),
+        p99ByWindowMs: besideWindows.map((window) => window.p99),
+        eventWorstP99RatioToIt: Math.round((eventWorstP99 / Math.max(besideWorstP99, 1)) * 100) / 100,
+        windows: besideWindows,
+      },
       // Judged with the /bulk stream on at its share (offered.bulk); with --shares …,0 it still sends one body a second.
       targets: {
         evaluationP99EveryWindow: { worstMs: evaluationWorstP99, targetMs: EVALUATION_P99_TARGET_MS, verdict: verdict(evaluationWorstP99 < EVALUATION_P99_TARGET_MS) },
