@@ -62,13 +62,26 @@ function boundOf(
       );
     }
     case ENABLED_ID:
-      return (
-        `each call evaluates as /features/evaluated does and also appends its check events (one grouped log record) without waiting for their commit; ` +
-        `this run measures no separate bound.${idleClause(figure(ENABLED_ID))}`
-      );
+      return enabledBound(report, figure, comparison(ENABLED_ID));
     default:
       return "this run measures no bound for it.";
   }
+}
+
+/**
+ * `/features/enabled` against `/features/evaluated`: the same evaluation, plus its check events appended to the log
+ * (not awaited) and projected beside the load; the difference in server CPU per call is what those events cost.
+ */
+function enabledBound(report: BenchReport, figure: (id: string) => LoadFigure | undefined, comparison: Comparison | undefined): string {
+  const own = figure(ENABLED_ID);
+  const evaluated = figure(evaluateId(50))?.serverCpuUsPerItem;
+  const cpuUs = own?.serverCpuUsPerItem;
+  const head = `each call evaluates as /features/evaluated does and also appends its check events (one grouped log record) without waiting for their commit, which the projection then stores`;
+  const costs =
+    finite(cpuUs) && finite(evaluated) && evaluated > 0
+      ? `; the service spent ${cpuUs.toFixed(1)} µs of CPU per call over all its threads (the append and its projection included), /features/evaluated at 50 features ${evaluated.toFixed(1)} µs: the check events cost ${(cpuUs - evaluated).toFixed(1)} µs a call, ${(cpuUs / evaluated).toFixed(1)}× the evaluation's whole request.`
+      : `; this run measured no CPU per call for it.`;
+  return `${head}${costs}${cpuClause(report, own, comparison)}${idleClause(own)}`;
 }
 
 function evaluationBound(features: number, report: BenchReport, comparison: (id: string) => Comparison | undefined, figure: (id: string) => LoadFigure | undefined): string {

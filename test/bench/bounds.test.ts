@@ -64,6 +64,24 @@ describe("boundsOfMissedTargets", () => {
     expect(line).toContain("the target needs 60,000/s, so at most 33.3 µs per request");
   });
 
+  it("sets /features/enabled's CPU per call against /features/evaluated's when it misses", () => {
+    const missing = buildReport(
+      measurements([
+        figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+        figure("evaluate-50", 20_000, SERVICE, { serverCpuUsPerItem: 50 }),
+        figure("enabled-50", 10_000, SERVICE, { serverCpuUsPerItem: 130, machineIdleShare: 0.2 }),
+      ]),
+    );
+    const line = boundsOfMissedTargets(missing).find((bullet) => bullet.startsWith("- **enabled-50** ("))!;
+    expect(line).toContain("measured 50.0 %");
+    expect(line).toContain("130.0 µs of CPU per call");
+    expect(line).toContain("/features/evaluated at 50 features 50.0 µs: the check events cost 80.0 µs a call, 2.6×");
+    // 2 cores at 130 µs: 15,385/s at most, where 80 % of 20,000 is 16,000.
+    expect(line).toContain("all 2 cores could serve at most 15,385/s, 76.9 % of the baseline");
+    expect(line).toContain("the target needs 16,000/s, so at most 125.0 µs per request");
+    expect(line).toContain("20.0 % of the machine's CPU");
+  });
+
   it("sets a single event's CPU against the group-commit server's", () => {
     const line = bulletOf("event")!;
     expect(line).toContain("70.0 µs of CPU per call");
