@@ -33,4 +33,4 @@ export function busyFor(us: number): void {
 }
 
 /** Atomics.waitAsync (Node 16 and later), which the compiler's ES2022 library does not declare. */
-export const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+export const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number): { async: true; value: Promise<string> } | { async: false; value: string } }).waitAsync;

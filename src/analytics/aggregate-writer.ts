@@ -45,18 +45,32 @@ export function forgetKnownExposures(store: KvStore): void {
  */
 class KnownExposures {
   private readonly byDay = new BoundedMap<string, BoundedMap<string, Set<string>>>(64);
+  /**
+   * The last environment and day looked up, with its companies: a projection step's check events nearly all share
+   * them, and building and hashing the day's key string for each one was a tenth of the projector's time under
+   * `/features/enabled` load. A cached map stays valid after the bounded map drops it: what it holds is still true.
+   */
+  private last: { environmentId: string; day: number; companies: BoundedMap<string, Set<string>> } | undefined;
 
   has(environmentId: string, day: number, companyId: string, featureKey: string): boolean {
-    return this.byDay.get(`${environmentId}\u0000${day}`)?.get(companyId)?.has(featureKey) === true;
+    return this.companiesOf(environmentId, day, false)?.get(companyId)?.has(featureKey) === true;
   }
 
   add(environmentId: string, day: number, companyId: string, featureKey: string): void {
-    const dayKey = `${environmentId}\u0000${day}`;
-    let companies = this.byDay.get(dayKey);
-    if (companies === undefined) this.byDay.set(dayKey, (companies = new BoundedMap(COMPANIES_KEPT_PER_DAY)));
+    const companies = this.companiesOf(environmentId, day, true)!;
     let features = companies.get(companyId);
     if (features === undefined) companies.set(companyId, (features = new Set()));
     features.add(featureKey);
+  }
+
+  private companiesOf(environmentId: string, day: number, create: boolean): BoundedMap<string, Set<string>> | undefined {
+    const last = this.last;
+    if (last !== undefined && last.day === day && last.environmentId === environmentId) return last.companies;
+    const dayKey = `${environmentId}\u0000${day}`;
+    let companies = this.byDay.get(dayKey);
+    if (companies === undefined && create) this.byDay.set(dayKey, (companies = new BoundedMap(COMPANIES_KEPT_PER_DAY)));
+    if (companies !== undefined) this.last = { environmentId, day, companies };
+    return companies;
   }
 }
 
