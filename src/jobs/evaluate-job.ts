@@ -12,7 +12,7 @@ import {
 } from "../evaluation/index.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
-import { evaluationRow, type Evaluations } from "../tracking/index.js";
+import { evaluationRow, evaluationsOf, type Evaluations } from "../tracking/index.js";
 import type { EvaluateJob, JobResult } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
 import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
@@ -35,7 +35,13 @@ function eventOf(result: EvaluatedFeature) {
 
 function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<string, unknown>): Evaluations {
   const events = results.map(eventOf);
-  return { action: "evaluate", evalContext: context, results: events.map(({ key, evalResult }) => ({ key, evalResult })), rows: events.map(evaluationRow) };
+  return evaluationsOf(
+    "evaluate",
+    context,
+    events.map((event) => event.key),
+    events.map(evaluationRow),
+    events.map((event) => event.evalResult),
+  );
 }
 
 /**
@@ -156,9 +162,8 @@ function evaluateFlat(
   for (const [kind, sent] of [["user", user], ["company", company]] as const) {
     if (sent.stored !== null) context[kind] = { ...sent.stored.attributes, ...(context[kind] as Record<string, unknown>) };
   }
-  // Every item of a `/features/enabled` answer is enabled.
-  const results = keys.map((key) => ({ key, evalResult: true }));
-  return { bytes, featureEvents: { action: "evaluate", evalContext: context, results, rows } };
+  // Every item of a `/features/enabled` answer is enabled: no results to log beside the keys.
+  return { bytes, featureEvents: evaluationsOf("evaluate", context, keys, rows) };
 }
 
 function noteSent(entity: SentEntity, path: string, value: string, from: number): void {

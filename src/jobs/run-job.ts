@@ -79,7 +79,7 @@ export function runJobs(
         return;
       }
       const { featureEvents } = evaluation;
-      if (featureEvents !== undefined && featureEvents.results.length > 0) {
+      if (featureEvents !== undefined && featureEvents.keys.length > 0) {
         logged.push({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents });
       }
       if (sink === undefined) answers[position] = evaluation.answer;

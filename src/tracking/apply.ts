@@ -2,12 +2,14 @@ import type { EventItem, CompanyItem, FeatureEventItem, PromptEventItem, Trackin
 import type { KvStore } from "../storage/kv.js";
 import { featureEventCompany } from "./attribution.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { packValue } from "../storage/value-encoding.js";
 import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { resolveFeedbackReferences, writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./tracking-records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
 import { openProjections, type ProjectionWriters } from "./projections.js";
+import { currentEvaluations, EVALUATION_FIELDS, evaluationCount, type LoggedEvaluations } from "./evaluations.js";
+
+export { evaluationRow, type Evaluations } from "./evaluations.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -56,7 +58,7 @@ export interface TrackingRequest {
   items: readonly TrackingItem[];
   receivedAt: number;
   /** The `evaluate` events of one `/features/enabled` request, stored as one group. */
-  evaluations?: Evaluations;
+  evaluations?: LoggedEvaluations;
 }
 
 /**
@@ -69,30 +71,12 @@ export function canShareTransaction(items: readonly TrackingItem[]): boolean {
 
 export type FeatureEventInput = Omit<FeatureEventItem, "type" | "path">;
 
-/** Feature events of one evaluation: one action and context, a result per feature. */
-export interface Evaluations {
-  action: FeatureEventItem["action"];
-  evalContext: Record<string, unknown> | null;
-  /** Each feature's key and result, for the projections. */
-  results: readonly Pick<FeatureEventItem, "key" | "evalResult">[];
-  /** Each feature's stored row: EVALUATION_FIELDS' values, as an array or as its msgpack bytes (evaluationRow). */
-  rows: readonly (unknown[] | Uint8Array)[];
-}
-
-/** The fields each row of an evaluation group holds, in order. */
-const EVALUATION_FIELDS: (keyof FeatureEventRecord & string)[] = ["key", "targetingVersion", "evalResult", "evalRuleResults", "evalMissingFields"];
-
-/** The stored row of one feature's evaluate event, encoded (callers keep it per outcome: it is the same every time). */
-export function evaluationRow(event: Pick<FeatureEventItem, "key" | "targetingVersion" | "evalResult" | "evalRuleResults" | "evalMissingFields">): Uint8Array {
-  return packValue([event.key, event.targetingVersion ?? null, event.evalResult ?? null, event.evalRuleResults ?? null, event.evalMissingFields ?? null]);
-}
-
 /**
  * Projects the `evaluate` events of one `/features/enabled` request (they share one context) as one group of log
  * entries, without the tracking log (tests and benchmarks); resolves once committed.
  */
-export async function recordEvaluations(store: KvStore, environmentId: string, evaluations: Evaluations, receivedAt: number): Promise<void> {
-  if (evaluations.results.length === 0) return;
+export async function recordEvaluations(store: KvStore, environmentId: string, evaluations: LoggedEvaluations, receivedAt: number): Promise<void> {
+  if (evaluationCount(evaluations) === 0) return;
   await store.write(() => {
     const writer = new TrackingWriter(store, environmentId, receivedAt);
     writer.evaluations(evaluations);
@@ -261,29 +245,21 @@ export class TrackingWriter {
   }
 
   /** Feature events sharing one context, action and time, as one group: each still its own entry to readers. */
-  evaluations({ action, evalContext, results, rows }: Evaluations): void {
-    if (results.length === 0) return;
+  evaluations(logged: LoggedEvaluations): void {
+    const { action, evalContext, keys, evalResults, packedRows } = currentEvaluations(logged);
+    if (keys.length === 0) return;
     const countsForCompanyId = featureEventCompany(evalContext, this.latestCompanyOf);
     const receivedAt = this.receivedAt;
-    let size = 0;
-    const encoded = rows.map((row) => {
-      const bytes = row instanceof Uint8Array ? row : packValue(row);
-      size += bytes.length;
-      return bytes;
-    });
-    const packedRows = new Uint8Array(size);
-    let offset = 0;
-    for (const bytes of encoded) {
-      packedRows.set(bytes, offset);
-      offset += bytes.length;
-    }
     appendGroup<FeatureEventRecord>(this.store, "featureEvents", this.environmentId, this.sequences, {
       shared: { action, evalContext, countsForCompanyId, receivedAt },
       fields: EVALUATION_FIELDS,
       rows: packedRows,
-      count: encoded.length,
+      count: keys.length,
     });
-    for (const result of results) this.projections.featureEvent({ action, key: result.key, evalResult: result.evalResult ?? null, countsForCompanyId, receivedAt });
+    for (let index = 0; index < keys.length; index++) {
+      const evalResult = evalResults === undefined ? true : (evalResults[index] ?? null);
+      this.projections.featureEvent({ action, key: keys[index]!, evalResult, countsForCompanyId, receivedAt });
+    }
   }
 
   private promptEvent(item: PromptEventItem): void {

@@ -10,6 +10,7 @@ export {
   type TrackingResult,
 } from "./apply.js";
 export { applyTrackingTogether } from "./apply-together.js";
+export { evaluationCount, evaluationsOf } from "./evaluations.js";
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "../storage/cursor.js";
 export {
   TrackingReader,

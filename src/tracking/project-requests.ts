@@ -1,7 +1,8 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { TrackingItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { TrackingWriter, type Evaluations } from "./apply.js";
+import { TrackingWriter } from "./apply.js";
+import type { LoggedEvaluations } from "./evaluations.js";
 import { resolveFeedbackReferences } from "./feedback.js";
 
 /**
@@ -15,8 +16,8 @@ export interface LoggedRequest {
   items: TrackingItem[];
   /** Per item: the id a new feedback gets (null for other items and for feedback updates). */
   feedbackIds: (string | null)[];
-  /** The `evaluate` events of one `/features/enabled` request. */
-  evaluations?: Evaluations;
+  /** The `evaluate` events of one `/features/enabled` request (in the form logged before, in older records). */
+  evaluations?: LoggedEvaluations;
   /**
    * Cluster mode: the configuration log position the receiving node had applied when it validated the request: a
    * node projects the request only once its own configuration reached it, so the environment, the features and keys
@@ -56,7 +57,7 @@ export function projectRequests(store: KvStore, requests: readonly LoggedRequest
       if (item.type === "user" || item.type === "company") attributesChanged.add(request.environmentId);
     });
     writer.endRequest();
-    if (request.evaluations !== undefined && request.evaluations.results.length > 0) writer.evaluations(request.evaluations);
+    if (request.evaluations !== undefined) writer.evaluations(request.evaluations);
   }
   for (const writer of writers.values()) writer.finish();
   return attributesChanged;

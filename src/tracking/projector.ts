@@ -1,5 +1,6 @@
 import type { ServiceError } from "../errors/catalogue.js";
 import type { KvStore } from "../storage/kv.js";
+import { evaluationCount } from "./evaluations.js";
 import { projectRequests, type LoggedRequest } from "./project-requests.js";
 import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log.js";
 
@@ -28,7 +29,7 @@ export interface ProjectionStep {
 export const DEFAULT_STEP_ITEMS = 16_000;
 
 function itemCount(request: LoggedRequest): number {
-  return request.items.length + (request.evaluations?.results.length ?? 0);
+  return request.items.length + (request.evaluations === undefined ? 0 : evaluationCount(request.evaluations));
 }
 
 /**

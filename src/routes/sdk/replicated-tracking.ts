@@ -60,7 +60,7 @@ export async function trackReplicated(
  */
 export function evaluateEnabledReplicated(cluster: ClusterNode, jobContext: JobContext, job: EvaluateJob): JobResult {
   const { answer, featureEvents } = evaluateJob(jobContext, job);
-  if (featureEvents !== undefined && featureEvents.results.length > 0) {
+  if (featureEvents !== undefined && featureEvents.keys.length > 0) {
     const set = cluster.trackingSet(job.environmentId);
     set.publisher.submit({ environmentId: job.environmentId, receivedAt: Date.now(), items: [], feedbackIds: [], evaluations: featureEvents, configSequence: set.management.applied }).catch(() => undefined);
   }
