@@ -33,9 +33,13 @@ export function start(options: ServiceProcessOptions): Promise<Running> {
   });
 }
 
+/** How long a kill waits past its random delay for the load to have progressed (see killUnderLoad). */
+const PROGRESS_WAIT_MAX_MS = 20_000;
+
 /**
  * One crash cycle: runs `concurrency` load loops (each told whether the service was killed yet), kills the service
- * with SIGKILL at a random moment within `killAfterMs`, lets the loops notice, and restarts it on the same data dir.
+ * with SIGKILL at a random moment within `killAfterMs` — and not before `progressed()` says the load did enough this
+ * cycle, for at most 20 s more — lets the loops notice, and restarts it on the same data dir.
  */
 export async function killUnderLoad(
   server: Running,
@@ -43,11 +47,15 @@ export async function killUnderLoad(
   concurrency: number,
   loop: (workerIndex: number, killed: () => boolean) => Promise<void>,
   restart: () => Promise<Running>,
+  progressed: () => boolean = () => true,
 ): Promise<Running> {
   let killed = false;
   const workers = Array.from({ length: concurrency }, (_, index) => loop(index, () => killed));
   const [minKill, maxKill] = killAfterMs;
   await new Promise((resolve) => setTimeout(resolve, minKill + Math.random() * (maxKill - minKill)));
+  // On a loaded machine (CI runs suites side by side) the delay alone may pass before the load got going.
+  const giveUpAt = Date.now() + PROGRESS_WAIT_MAX_MS;
+  while (!progressed() && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
   server.child.kill("SIGKILL");
   killed = true;
   await server.exited;
