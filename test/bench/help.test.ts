@@ -14,6 +14,7 @@ const ENTRY_POINTS = [
   "evaluation/compile-vs-reference",
   "evaluation/write-answer",
   "workers/shared-port",
+  "workers/hop",
   "analytics/summary-vs-scan",
 ];
 
