@@ -41,12 +41,11 @@ const { values } = parseArgs({
 });
 
 const inFlight = Number(values["in-flight"]);
-let perJob = false;
 const mainUs = Number(values["main-us"]);
 /** Distinct-context queries of about the service's length. */
 const query = (sequence: number) => `context.user.id=user-${sequence % 10_000}&context.company.id=company-${sequence % 200}&context.other.plan=enterprise&context.other.region=eu-west`;
 
-function setupFor(slots: number): HopSetup {
+function setupFor(slots: number, perJob: boolean): HopSetup {
   const answerBytes = Number(values["answer-bytes"]);
   return {
     slots,
@@ -65,7 +64,7 @@ function setupFor(slots: number): HopSetup {
 /** A way of sending jobs: `send` queues one; answers come back through `onAnswer`. */
 interface Hop {
   send(slot: number, query: string): void;
-  /** End of a main-thread turn: what was queued goes out. */
+  /** What was queued goes out (each hop also sends it after handing over a turn's answers). */
   flush(): void;
   close(): Promise<void>;
 }
@@ -78,11 +77,11 @@ function piscinaHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Arra
   const concurrentTasksPerWorker = setup.perJob ? inFlight : 1;
   const pool = new Piscina<{ slots: number[]; queries: string[] }, number[]>({ filename: WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: "async", concurrentTasksPerWorker, workerData: setup });
   let batch = { slots: [] as number[], queries: [] as string[] };
-  return {
+  const hop: Hop = {
     send(slot, text) {
       batch.slots.push(slot);
       batch.queries.push(text);
-      if (setup.perJob) this.flush();
+      if (setup.perJob) hop.flush();
     },
     flush() {
       if (batch.slots.length === 0) return;
@@ -91,7 +90,7 @@ function piscinaHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Arra
       pool.run(sent).then(
         (lengths) => {
           sent.slots.forEach((slot, index) => onAnswer(slot, answers.subarray(slot * setup.answerBytes, slot * setup.answerBytes + lengths[index]!)));
-          finishTurn();
+          hop.flush();
         },
         // Tasks still queued when the round ends are cancelled by destroy().
         () => {},
@@ -99,6 +98,7 @@ function piscinaHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Arra
     },
     close: () => pool.destroy(),
   };
+  return hop;
 }
 
 function ringHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) => void): Hop {
@@ -137,17 +137,17 @@ function ringHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) 
       const slot = completions[(doneTail % setup.slots) * 2]!;
       onAnswer(slot, answers.subarray(slot * setup.answerBytes, slot * setup.answerBytes + completions[(doneTail % setup.slots) * 2 + 1]!));
     }
-    finishTurn();
+    hop.flush();
     setImmediate(collect);
   };
   setImmediate(collect);
-  return {
+  const hop: Hop = {
     send(slot, text) {
       const written = encoder.encodeInto(text, jobs.subarray(slot * HOP.JOB_BYTES, (slot + 1) * HOP.JOB_BYTES)).written;
       lengths[slot] = written;
       head = (head + 1) | 0;
       if (head % setup.slots !== (slot + 1) % setup.slots) throw new Error("jobs must be sent in slot order");
-      if (setup.perJob) this.flush();
+      if (setup.perJob) hop.flush();
     },
     flush() {
       Atomics.store(control, HOP.JOB_HEAD, head);
@@ -160,9 +160,8 @@ function ringHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) 
       await worker.terminate();
     },
   };
+  return hop;
 }
-
-let finishTurn: () => void = () => {};
 
 interface RoundFigure {
   jobsPerSecond: number;
@@ -170,8 +169,8 @@ interface RoundFigure {
   idleShare: number;
 }
 
-/** The closed loop through `make`'s hop: warm-up, then `seconds` measured. */
-async function measure(make: (setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) => void) => Hop, seconds: number): Promise<RoundFigure> {
+/** The closed loop through `make`'s hop (jobs one by one with `perJob`): warm-up, then `seconds` measured. */
+async function measure(make: (setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) => void) => Hop, perJob: boolean, seconds: number): Promise<RoundFigure> {
   const slots = inFlight;
   let completed = 0;
   let sequence = 0;
@@ -179,7 +178,7 @@ async function measure(make: (setup: HopSetup, onAnswer: (slot: number, answers:
   // Slots are reused in order: a closed loop answers in the order it sent, one worker being FIFO.
   let nextSlot = 0;
   let measuring = true;
-  const hop = make(setupFor(slots), (_slot, answer) => {
+  const hop = make(setupFor(slots, perJob), (_slot, answer) => {
     if (!measuring) return;
     busyFor(mainUs / 2);
     checksum += answer[answer.length - 1]!;
@@ -188,7 +187,6 @@ async function measure(make: (setup: HopSetup, onAnswer: (slot: number, answers:
     hop.send(nextSlot, query(sequence++));
     nextSlot = (nextSlot + 1) % slots;
   });
-  finishTurn = () => hop.flush();
   for (let index = 0; index < inFlight; index++) {
     hop.send(nextSlot, query(sequence++));
     nextSlot = (nextSlot + 1) % slots;
@@ -221,8 +219,7 @@ async function main(): Promise<void> {
       ["rings", ringHop, false],
       ["rings, one by one", ringHop, true],
     ] as const) {
-      perJob = oneByOne;
-      const figure = await measure(make, seconds);
+      const figure = await measure(make, oneByOne, seconds);
       process.stdout.write(`round ${round} ${name.padEnd(19)} ${String(figure.jobsPerSecond).padStart(7)} jobs/s  ${String(figure.cpuUsPerJob).padStart(6)} µs CPU/job  idle ${figure.idleShare} %\n`);
     }
   }

@@ -41,7 +41,7 @@ export function evaluationRow(event: Pick<FeatureEventItem, "key" | "targetingVe
 }
 
 /** Encoded rows, concatenated into one byte string. */
-export function concatenateRows(rows: readonly Uint8Array[]): Uint8Array {
+function concatenateRows(rows: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const row of rows) size += row.length;
   const packed = new Uint8Array(size);
