@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
-import { navLink, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 const DAY_MS = 86_400_000;
 const ids = Array.from({ length: 60 }, (_, index) => `c-${String(index).padStart(3, "0")}`);
@@ -16,6 +16,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
   let page: Page;
   let context: BrowserContext;
   let errors: string[];
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("analytics");

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../support/accounts.js";
 import { adminRequest, request } from "../support/http.js";
-import { confirmInDialog, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { confirmInDialog, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 const require = createRequire(import.meta.url);
 const BUCKET_BROWSER_SDK = readFileSync(require.resolve("@bucketco/browser-sdk"), "utf8");
@@ -43,6 +43,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
   let publishableKey: string;
   let appId: string;
   const targetingUrl = () => `/admin/environments/${production}/features/huddle`;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("feature-detail");
@@ -239,10 +241,24 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(await page.locator(".field-error").textContent()).toBeTruthy();
     expect(await page.getByRole("button", { name: "Save config" }).isDisabled()).toBe(true);
     await page.getByLabel("Payload (JSON)").fill('{"theme": "dark"}');
-    // A double click submits once: the button is disabled while its request runs.
+    // A double click submits once: the button is disabled while its request runs. The request is held until both
+    // clicks are in, so a loaded machine cannot answer it between them (the second click would then be a second save).
+    let releaseSave!: () => void;
+    const saveHeld = new Promise<void>((resolve) => (releaseSave = resolve));
+    const configSaves: string[] = [];
+    const holdConfigSave = async (route: Route) => {
+      if (route.request().method() !== "PUT") return route.continue();
+      configSaves.push(route.request().url());
+      await saveHeld;
+      await route.continue();
+    };
+    await page.route(/\/features\/[^/]+\/config$/, holdConfigSave);
     await page.getByRole("button", { name: "Save config" }).dblclick();
+    expect(await page.getByRole("button", { name: "Saving…" }).isDisabled()).toBe(true);
+    releaseSave();
     await page.getByText("Saved as config version 1.").waitFor();
-    await page.waitForTimeout(300);
+    await page.unroute(/\/features\/[^/]+\/config$/, holdConfigSave);
+    expect(configSaves).toHaveLength(1);
     expect((await adminRequest(harness.server, "GET", `${targetingUrl()}/history`)).body.versions.filter((version: { kind: string }) => version.kind === "config")).toHaveLength(1);
     const config = (await adminRequest(harness.server, "GET", targetingUrl())).body.config;
     expect(config).toEqual({ version: 1, variants: [{ key: "dark", payload: { theme: "dark" }, filter: { type: "constant", value: true } }] });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, signIn } from "../support/accounts.js";
 import { adminRequest } from "../support/http.js";
 import { asSession } from "../support/accounts.js";
-import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
   let harness: Harness;
@@ -17,6 +17,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
   let appId: string;
   let production: string;
   let development: string;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("features");

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
-import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 const BUCKET_BROWSER_SDK = readFileSync(createRequire(import.meta.url).resolve("@bucketco/browser-sdk"), "utf8");
 
@@ -21,6 +21,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
   let errors: string[];
   let oldPublishable: string;
   let newPublishable: string;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("keys-members");

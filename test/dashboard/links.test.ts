@@ -16,6 +16,7 @@ import {
   expectNoSeriousA11yViolations,
   fillSignIn,
   HAS_CHROMIUM,
+  keepPagesOfFailedTests,
   navLink,
   OWNER,
   screenshotWidths,
@@ -38,6 +39,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
   let development: string;
   let production: string;
   let featureId: string;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("links");

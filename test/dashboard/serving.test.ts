@@ -7,11 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember } from "../support/accounts.js";
 import { request } from "../support/http.js";
-import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard serving and the admin port", () => {
   let harness: Harness;
   let adminUrl: string;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("serving", { env: { SWITCHYARD_ADMIN_PORT: "0" } });

@@ -5,13 +5,15 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { navLink, screenshotWidths, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { navLink, screenshotWidths, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)("dashboard sign-in", () => {
   let harness: Harness;
   let page: Page;
   let context: BrowserContext;
   let errors: string[];
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("sign-in");

@@ -10,7 +10,7 @@ import type { planApp } from "../../src/tenancy/tenancy-repository.js";
 import { request } from "../support/http.js";
 import { NATIVE_MODE } from "../support/server.js";
 import { prepareStaleDataDir } from "../support/stale-data.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness } from "./support.js";
+import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 describe.runIf(HAS_CHROMIUM)(`dashboard stale badge (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   let harness: Harness;
@@ -19,6 +19,8 @@ describe.runIf(HAS_CHROMIUM)(`dashboard stale badge (${NATIVE_MODE === "0" ? "na
   let errors: string[];
   let dataDir: string;
   let planned: ReturnType<typeof planApp>;
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     ({ dataDir, planned } = await prepareStaleDataDir());

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { beforeEach, expect } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, PASSWORD } from "../support/accounts.js";
 import { startServer, type StartOptions, type TestServer } from "../support/server.js";
 
@@ -25,8 +25,10 @@ export interface Harness {
   /** Base URL of the dashboard's origin (the admin port when one is set). */
   url: string;
   shotsDir: string;
+  /** Every page `open` made that is still open, oldest first. */
+  pages(): Page[];
   /** A fresh browser context and page, with console errors collected into `errors`. */
-  open(): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  open(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
   close(): Promise<void>;
 }
 
@@ -36,16 +38,19 @@ export async function startHarness(name: string, options: StartOptions = {}): Pr
   const shotsDir = join(SHOTS_ROOT, name);
   mkdirSync(shotsDir, { recursive: true });
   console.info(`dashboard screenshots: ${shotsDir}`);
+  const opened: Page[] = [];
   return {
     server,
     browser,
     url: server.url,
     shotsDir,
-    async open() {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    pages: () => opened.filter((page) => !page.isClosed()),
+    async open(viewport = { width: 1280, height: 900 }) {
+      const context = await browser.newContext({ viewport });
       // A step that cannot happen fails within the test with the locator it waited for, not as a bare test timeout.
       context.setDefaultTimeout(8_000);
       const page = await context.newPage();
+      opened.push(page);
       const errors: string[] = [];
       page.on("console", (message) => {
         if (message.type() === "error") errors.push(message.text());
@@ -63,6 +68,25 @@ export async function startHarness(name: string, options: StartOptions = {}): Pr
       await server.stop();
     },
   };
+}
+
+/**
+ * When a test of the file fails, every page its harness has open is kept as it was: a screenshot in the run's
+ * screenshot folder and the address and visible text in the log, so a failure on a CI machine can be read later.
+ */
+export function keepPagesOfFailedTests(harness: () => Harness | undefined): void {
+  beforeEach(({ onTestFailed, task }) => {
+    onTestFailed(async () => {
+      const pages = harness()?.pages() ?? [];
+      const name = task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60);
+      for (const [index, page] of pages.entries()) {
+        const file = `failed-${name}-${index + 1}.png`;
+        const shot = await page.screenshot({ path: join(harness()!.shotsDir, file), fullPage: true }).then(() => file, (error: unknown) => `no screenshot (${String(error)})`);
+        const text = await page.evaluate(() => document.body?.innerText.slice(0, 2_000) ?? "").catch((error: unknown) => `no text (${String(error)})`);
+        console.error(`page ${index + 1} of the failed test "${task.name}" at ${page.url()}, ${shot}:\n${text}`);
+      }
+    });
+  });
 }
 
 /** The owner every suite signs in as; created with the admin token through the API. */

@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { adminRequest, request } from "../support/http.js";
-import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, fillSignIn, HAS_CHROMIUM, OWNER, startHarness, type Harness } from "./support.js";
+import { createOwner, expectCleanConsole, expectNoSeriousA11yViolations, fillSignIn, HAS_CHROMIUM, OWNER, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 const WIDTHS = [
   [1366, 900],
@@ -18,6 +18,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard pages at 1366 and 390 px", () => {
   let harness: Harness;
   let base: string;
   const pages = new Map<number, { page: Page; errors: string[] }>();
+
+  keepPagesOfFailedTests(() => harness);
 
   beforeAll(async () => {
     harness = await startHarness("tour");
@@ -38,12 +40,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard pages at 1366 and 390 px", () => {
     expect((await request(harness.url, "POST", "/bulk", { headers: { authorization: `Bearer ${production.publishableKey}` }, body: items })).status).toBe(200);
     base = `${harness.url}/dashboard/#/apps/${app.id}/environments/${production.id}`;
     for (const [width, height] of WIDTHS) {
-      const context = await harness.browser.newContext({ viewport: { width, height } });
-      context.setDefaultTimeout(8_000);
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-      page.on("pageerror", (error) => errors.push(String(error)));
+      const { page, errors } = await harness.open({ width, height });
       pages.set(width, { page, errors });
       await page.goto(`${base}/features`);
       // The sign-in page, as a signed-out visit to a feature list shows it.
