@@ -75,6 +75,20 @@ async function measureGroupCommit(
 }
 
 /**
+ * The same bare group-commit server as the ceiling, paced at `rate` requests per second: at the `/event` share of the
+ * paced mix, its p99 is how long an answer given after a commit takes at that rate with nothing else to do.
+ */
+export function benchGroupCommitAt(lab: Lab, id: string, title: string, rate: number): Promise<LoadFigure> {
+  return measureGroupCommit(lab, "body", {
+    id,
+    title,
+    requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+    rate,
+    warmUp: false,
+  });
+}
+
+/**
  * The group-commit server storing each `/event` body with everything the service projects it to (its user, company
  * and analytics cells, by the service's own tracking writer, one shared transaction per turn) and nothing else: no
  * routing, keys or validation. Set against the ceiling, it tells how much of the `/event` target would be left were

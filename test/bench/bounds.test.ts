@@ -143,6 +143,35 @@ describe("boundsOfMissedTargets", () => {
     expect(bulletOf("cpu-per-request-50")).toContain("the stages were not measured in this run.");
   });
 
+  it("sets the paced mix's p99 against its parts alone at their shares of its rate, naming those already past the target", () => {
+    const latency = (p99: number) => ({ latencyMs: { p50: 1, p90: 2, p99 } });
+    const mixed = (groupCommitP99: number) =>
+      buildReport(
+        measurements([
+          figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+          figure("mixed-max", 10_000, SERVICE, latency(19.5)),
+          figure("mixed-70", 7_000, SERVICE, latency(8.2)),
+          figure("mixed-70-evaluations-alone", 5_600, SERVICE, latency(4.1)),
+          figure("mixed-70-events-alone", 1_400, SERVICE, latency(6.3)),
+          figure("mixed-70-group-commit-alone", 1_400, { kind: "group-commit" }, latency(groupCommitP99)),
+        ]),
+      );
+    const lineOf = (report: ReturnType<typeof buildReport>) => boundsOfMissedTargets(report).find((bullet) => bullet.startsWith("- **mixed-70** ("))!;
+    const slowDisk = lineOf(mixed(5.4));
+    expect(slowDisk).toContain("measured p99 8.20 ms");
+    expect(slowDisk).toContain("the unpaced mix had p99 19.50 ms");
+    expect(slowDisk).toContain("its evaluations alone p99 4.10 ms (mixed-70-evaluations-alone)");
+    expect(slowDisk).toContain("the bare group-commit server at the events' rate p99 5.40 ms (mixed-70-group-commit-alone)");
+    expect(slowDisk).toContain("already past the 5 ms target alone: its POST /event alone and the bare group-commit server at the events' rate");
+    // Only the service's own /event is past it when the bare server is not: then that is what the line names.
+    expect(lineOf(mixed(2.2))).toContain("already past the 5 ms target alone: its POST /event alone, so");
+  });
+
+  it("says so when a run measured the mix but not its parts alone", () => {
+    const report = buildReport(measurements([figure("mixed-max", 10_000, SERVICE), figure("mixed-70", 7_000, SERVICE, { latencyMs: { p50: 1, p90: 2, p99: 9 } })]));
+    expect(boundsOfMissedTargets(report).find((bullet) => bullet.startsWith("- **mixed-70** ("))).toContain("this run did not measure the mix's parts alone at their shares of its rate.");
+  });
+
   it("sets the CPU per request against what the stages spent before the rules themselves ran", () => {
     const measured = measurements([figure("hello-uws-get", 100_000, { kind: "hello-uws" }), figure("evaluate-50", 20_000, SERVICE)]);
     const stages = { "HTTP transport and response write": 18, "thread hop": 8, "rollout hashing": 9, "evaluation (rules)": 8 } as Record<string, number>;

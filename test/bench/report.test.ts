@@ -104,6 +104,15 @@ describe("npm run bench -- --smoke", () => {
     expect(markdown).toContain("### Bulk: acknowledged, then projected");
   });
 
+  it("measures the paced mix's parts alone, at shares of its rate that add up to it", () => {
+    const offered = (id: string) => report.load.find((figure) => figure.id === id)?.offeredRate;
+    const parts = ["mixed-70-evaluations-alone", "mixed-70-events-alone", "mixed-70-group-commit-alone"];
+    for (const id of parts) expect(report.load.find((figure) => figure.id === id)?.section, id).toBe("mixed");
+    expect(offered("mixed-70-evaluations-alone")! + offered("mixed-70-events-alone")!).toBe(offered("mixed-70"));
+    expect(offered("mixed-70-group-commit-alone")).toBe(offered("mixed-70-events-alone"));
+    expect(report.load.find((figure) => figure.id === "mixed-70-group-commit-alone")!.server.kind).toBe("group-commit");
+  });
+
   it("sets every figure against a baseline and gives a verdict for each target", () => {
     expect(report.comparisons.map((comparison) => comparison.id)).toEqual(report.load.map((figure) => figure.id));
     expect(report.targets.map((target) => target.id)).toEqual([
