@@ -45,6 +45,8 @@ function boundOf(
 ): string {
   const evaluated = /^evaluate-(\d+)$/.exec(target.id);
   if (evaluated) return evaluationBound(Number(evaluated[1]), report, comparison, figure);
+  const physical = /^evaluate-(\d+)-(same-bytes|idle)$/.exec(target.id);
+  if (physical) return physicalLimitBound(Number(physical[1]), physical[2] as "same-bytes" | "idle", figure);
   switch (target.id) {
     case EVENT_ID:
       return eventBound(report, figure, comparison(EVENT_ID));
@@ -52,6 +54,7 @@ function boundOf(
     case BULK_MIXED_ID:
       return trackingBound(target.id, report, figure, comparison(target.id));
     case STAGE_TARGET_ID:
+    case UNPROFILED_CPU_ID:
       return stageBound(report);
     case MIXED_PACED_ID:
       return mixedBound(figure);
@@ -60,6 +63,36 @@ function boundOf(
     default:
       return "this run measures no bound for it.";
   }
+}
+
+/** Issue 33's unprofiled CPU target (physical-limit.ts): bounded by the same stages as the profiled one. */
+const UNPROFILED_CPU_ID = "cpu-per-request-50-unprofiled";
+
+/**
+ * Issue 33's targets against the bare server sending the same answer bytes, in the same run: what the service spends
+ * per request beyond sending the bytes, and what the machine leaves idle under each (the load generator, `wrk -t1`, is
+ * one thread: how much it alone leaves idle shows in the bare server's row).
+ */
+function physicalLimitBound(features: number, kind: "same-bytes" | "idle", figure: (id: string) => LoadFigure | undefined): string {
+  const own = figure(evaluateId(features));
+  const bare = figure(answerTransportId(features));
+  const ownCpu = own?.serverCpuUsPerItem;
+  const bareCpu = bare?.serverCpuUsPerItem;
+  const parts: string[] = [];
+  if (finite(ownCpu) && finite(bareCpu)) {
+    parts.push(
+      `the service spent ${ownCpu.toFixed(1)} µs of CPU per request over all its threads, the bare server sending the same bytes ${bareCpu.toFixed(1)} µs ` +
+        `(${answerTransportId(features)}): ${(ownCpu - bareCpu).toFixed(1)} µs a request are the service's own work (routing, keys, context, the hop, evaluation)`,
+    );
+  }
+  const ownIdle = own?.machineIdleShare;
+  const bareIdle = bare?.machineIdleShare;
+  if (finite(ownIdle) && finite(bareIdle)) {
+    parts.push(`the machine sat ${percent(ownIdle)} idle under ${evaluateId(features)} and ${percent(bareIdle)} under the bare server, whose one thread never waits for another`);
+  }
+  if (parts.length === 0) return `this run measured no CPU or idle share for ${evaluateId(features)} and the bare server beside it.`;
+  const tail = kind === "idle" ? " The rest of the idle share is the service's threads taking turns (the evaluate bullets above)." : "";
+  return `${capitalise(parts.join("; "))}.${tail}`;
 }
 
 /**
@@ -81,9 +114,10 @@ function mixedBound(figure: (id: string) => LoadFigure | undefined): string {
   if (measuredParts.length === 0) return `${unpaced}; this run did not measure the mix's parts alone at their shares of its rate.`;
   const listed = measuredParts.map(([id, name]) => `${name} ${shown(id)} (${id})`).join(", ");
   const past = measuredParts.filter(([id]) => finite(p99(id)) && p99(id)! >= P99_TARGET_MS).map(([, name]) => name);
+  const named = past.length > 1 ? `${past.slice(0, -1).join(", ")} and ${past[past.length - 1]}` : past.join("");
   const verdict =
     past.length > 0
-      ? `already past the ${P99_TARGET_MS} ms target alone: ${past.join(" and ")}, so the target is out of reach of the mix on this machine before the parts share it`
+      ? `already past the ${P99_TARGET_MS} ms target alone: ${named}, so the target is out of reach of the mix on this machine before the parts share it`
       : `each part alone is within the ${P99_TARGET_MS} ms target: the parts' sharing of the machine is what the mix adds`;
   return `${unpaced}; at their shares of the paced rate, ${listed} — ${verdict}.`;
 }

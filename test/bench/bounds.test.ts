@@ -167,6 +167,23 @@ describe("boundsOfMissedTargets", () => {
     expect(lineOf(mixed(2.2))).toContain("already past the 5 ms target alone: its POST /event alone, so");
   });
 
+  it("sets issue 33's targets against the bare server sending the same bytes: its CPU per request and the idle it leaves", () => {
+    const report = buildReport(
+      measurements([
+        figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+        figure("hello-uws-get-50-features", 50_000, { kind: "hello-uws" }, { serverCpuUsPerItem: 14.5, machineIdleShare: 0.12 }),
+        figure("evaluate-50", 20_000, SERVICE, { serverCpuUsPerItem: 55.2, machineIdleShare: 0.31 }),
+      ]),
+    );
+    const bullet = (id: string) => boundsOfMissedTargets(report).find((line) => line.startsWith(`- **${id}** (`))!;
+    expect(bullet("evaluate-50-same-bytes")).toContain("55.2 µs of CPU per request over all its threads, the bare server sending the same bytes 14.5 µs (hello-uws-get-50-features): 40.7 µs a request");
+    expect(bullet("evaluate-50-idle")).toContain("the machine sat 31.0 % idle under evaluate-50 and 12.0 % under the bare server");
+    expect(bullet("evaluate-50-idle")).toContain("the service's threads taking turns");
+    expect(bullet("evaluate-50-same-bytes")).not.toContain("taking turns");
+    // No stages in this run: the unprofiled CPU target says so, as the profiled one does.
+    expect(bullet("cpu-per-request-50-unprofiled")).toContain("the stages were not measured in this run.");
+  });
+
   it("says so when a run measured the mix but not its parts alone", () => {
     const report = buildReport(measurements([figure("mixed-max", 10_000, SERVICE), figure("mixed-70", 7_000, SERVICE, { latencyMs: { p50: 1, p90: 2, p99: 9 } })]));
     expect(boundsOfMissedTargets(report).find((bullet) => bullet.startsWith("- **mixed-70** ("))).toContain("this run did not measure the mix's parts alone at their shares of its rate.");
