@@ -96,13 +96,14 @@ it("answers a read that waited past the bound with a retryable 503", async () =>
 });
 
 it("refuses tracking while the oldest unprojected call is older than the lag bound, and admits it once projected", async () => {
-  const gate = start({ maxLagMs: 20, readWaitMs: 5_000 });
+  // Bounds long next to a loaded CI machine's pauses (27 ms passed there between an append and the next line).
+  const gate = start({ maxLagMs: 250, readWaitMs: 5_000 });
   await append();
   gate.appended();
   expect(() => gate.admit(true)).not.toThrow();
-  await tick(40);
+  await tick(300);
   expect(() => gate.admit(true)).toThrow(expect.objectContaining({ code: "PROJECTION_BEHIND" }));
-  expect(gate.status().lagMs).toBeGreaterThanOrEqual(20);
+  expect(gate.status().lagMs).toBeGreaterThanOrEqual(250);
   // The step was asked for at once (nothing had run yet): answering it catches the projection up.
   answerStep(1);
   await tick();
@@ -112,10 +113,11 @@ it("refuses tracking while the oldest unprojected call is older than the lag bou
 });
 
 it("holds tracking while the projection is behind by more than a fifth of the bound, and lets it on once a step caught up", async () => {
-  const gate = start({ maxLagMs: 100, readWaitMs: 5_000 });
+  // Past a fifth of the bound (200 ms) after 300 ms, and within it however long the machine pauses short of 700 ms.
+  const gate = start({ maxLagMs: 1_000, readWaitMs: 5_000 });
   await append();
   gate.appended();
-  await tick(40);
+  await tick(300);
   expect(gate.admit(false), "a single call is not held").toBeUndefined();
   const held = gate.admit(true);
   expect(held, "held, not refused: the lag is past a fifth of the bound and within it").toBeInstanceOf(Promise);
@@ -129,18 +131,20 @@ it("holds tracking while the projection is behind by more than a fifth of the bo
 });
 
 it("refuses held tracking once a step ends with the projection past the lag bound", async () => {
-  const gate = start({ maxLagMs: 60, readWaitMs: 5_000 });
+  // Held after 300 ms (past a fifth of the 1 s bound, within it), refused once the step ends 1.1 s after the appends.
+  const gate = start({ maxLagMs: 1_000, readWaitMs: 5_000 });
   const firstAt = Date.now();
   await append();
   await append();
   gate.appended();
-  await tick(20);
+  await tick(300);
   const held = gate.admit(true)!;
+  expect(held).toBeInstanceOf(Promise);
   const outcome = held.then(
     () => "admitted",
     (error: unknown) => error,
   );
-  await tick(60);
+  await tick(800);
   // The step projected the first record only; the second, as old as the first, is past the bound.
   pending.shift()!.resolve({ position: 1, appended: 2, records: 1, requests: 1, items: 1, changed: [], oldestUnprojectedAt: firstAt });
   expect(await outcome).toMatchObject({ code: "PROJECTION_BEHIND", retryAfterSeconds: 1 });
