@@ -70,6 +70,16 @@ describe("LiveStreamHub", () => {
     expect(start().writes).toEqual([flagsUpdatedFrame(5)]);
   });
 
+  it("does not send a stream a version it was already sent, as a new environment's first announcement would", () => {
+    const sink = start({ environmentId: "env_new", keyId: "secret:env_new", currentVersion: 0 });
+    expect(sink.writes).toEqual([flagsUpdatedFrame(0)]);
+    // The notifier sees the environment for the first time, at the version the stream replayed.
+    notifier.announce("env_new", 0);
+    expect(sink.writes).toEqual([flagsUpdatedFrame(0)]);
+    notifier.announce("env_new", 1);
+    expect(sink.writes).toEqual([flagsUpdatedFrame(0), flagsUpdatedFrame(1)]);
+  });
+
   it("sends each version change to the streams of that environment only", () => {
     const a = start();
     const b = start({ environmentId: "env_b", keyId: "secret:env_b", currentVersion: 1 });

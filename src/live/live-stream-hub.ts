@@ -20,6 +20,8 @@ interface OpenStream {
   readonly keyId: string;
   readonly sink: StreamSink;
   closed: boolean;
+  /** The newest version this stream was sent: an announcement of it again, or of an older one, tells the client nothing. */
+  sentVersion: number;
 }
 
 /** What `open` needs to know about the caller. */
@@ -82,7 +84,9 @@ export class LiveStreamHub {
   }
 
   private attach(owner: StreamOwner, sink: StreamSink): void {
-    const stream: OpenStream = { environmentId: owner.environmentId, keyId: owner.keyId, sink, closed: false };
+    // The replay lets a client that connected after fetching catch up with a change made in between.
+    const replayed = Math.max(owner.currentVersion, this.notifier.current(owner.environmentId));
+    const stream: OpenStream = { environmentId: owner.environmentId, keyId: owner.keyId, sink, closed: false, sentVersion: replayed };
     let streams = this.byEnvironment.get(owner.environmentId);
     if (!streams) this.byEnvironment.set(owner.environmentId, (streams = new Set()));
     streams.add(stream);
@@ -90,8 +94,7 @@ export class LiveStreamHub {
     this.total++;
     if (this.total === 1) this.startSharedWork();
     sink.onClose(() => this.detach(stream));
-    // The replay lets a client that connected after fetching catch up with a change made in between.
-    this.send(stream, flagsUpdatedFrame(Math.max(owner.currentVersion, this.notifier.current(owner.environmentId))));
+    this.send(stream, flagsUpdatedFrame(replayed));
   }
 
   private detach(stream: OpenStream): void {
@@ -123,8 +126,13 @@ export class LiveStreamHub {
     const streams = this.byEnvironment.get(environmentId);
     if (!streams) return;
     const frame = flagsUpdatedFrame(flagStateVersion);
-    // A copy: a failed write ends the stream, which removes it from the set being walked.
-    for (const stream of [...streams]) this.send(stream, frame);
+    // A copy: a failed write ends the stream, which removes it from the set being walked. A stream that was already
+    // sent this version (its replay, when the notifier first sees a new environment after the stream opened) skips it.
+    for (const stream of [...streams]) {
+      if (flagStateVersion <= stream.sentVersion) continue;
+      stream.sentVersion = flagStateVersion;
+      this.send(stream, frame);
+    }
   }
 
   private keepAlive(): void {
