@@ -4,6 +4,7 @@ import { bareBulkMixedRequests, bareEventRequests } from "../serving/requests.js
 import { contextObject, eventBody, featureDefinitions } from "../support/fixtures.js";
 import type { GroupCommitMode } from "./group-commit-server.js";
 import { measure, type Lab, type LoadFigure } from "../support/lab.js";
+import type { RequestSpec } from "../support/load.js";
 import { startGroupCommitServer, startHelloServer, tempDir } from "../support/processes.js";
 import { BULK_CONNECTIONS } from "../serving/tracking-routes.js";
 
@@ -17,6 +18,9 @@ export const HELLO_IDS = {
   uws: { get: "hello-uws-get", post: "hello-uws-post" },
   node: { get: "hello-node-get", post: "hello-node-post" },
 } as const;
+
+/** One `/event`-sized body, posted over and over by the POST baselines (hello-world and group-commit). */
+const EVENT_POST: readonly RequestSpec[] = [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }];
 
 /** GET and POST hello-world on bare uWebSockets.js (native) or node:http (the native-free twin's transport). */
 export async function benchHelloWorld(lab: Lab, kind: "uws" | "node"): Promise<LoadFigure[]> {
@@ -38,7 +42,7 @@ export async function benchHelloWorld(lab: Lab, kind: "uws" | "node"): Promise<L
       title: `bare ${label} hello-world POST (reads an /event-sized body, 60 B JSON answer)`,
       server: info,
       baseUrl: server.url,
-      requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+      requests: EVENT_POST,
     });
     return [get, post];
   } finally {
@@ -54,7 +58,7 @@ export function benchGroupCommitCeiling(lab: Lab): Promise<LoadFigure> {
   return measureGroupCommit(lab, "body", {
     id: GROUP_COMMIT_ID,
     title: "bare uWebSockets.js POST storing each body in LMDB, one commit per event-loop turn, answered after commit",
-    requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+    requests: EVENT_POST,
   });
 }
 
@@ -82,7 +86,7 @@ export function benchGroupCommitAt(lab: Lab, id: string, title: string, rate: nu
   return measureGroupCommit(lab, "body", {
     id,
     title,
-    requests: [{ method: "POST", path: "/event", headers: { "Content-Type": "application/json" }, body: JSON.stringify(eventBody(1)) }],
+    requests: EVENT_POST,
     rate,
     warmUp: false,
   });

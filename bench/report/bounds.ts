@@ -10,6 +10,7 @@ import { MIXED_MAX_ID, MIXED_PACED_ID, MIXED_SHARE_IDS } from "../serving/mixed.
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { LoadFigure } from "../support/lab.js";
 import { loadTargetRatio, P99_TARGET_MS, STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
+import { UNPROFILED_CPU_ID } from "./physical-limit.js";
 
 /** Above this idle share, a capped rate is waiting (threads on one another, or commits), not short of CPU. */
 const IDLE_WORTH_NAMING = 0.1;
@@ -54,6 +55,7 @@ function boundOf(
     case BULK_MIXED_ID:
       return trackingBound(target.id, report, figure, comparison(target.id));
     case STAGE_TARGET_ID:
+    // Issue 33's unprofiled CPU target: bounded by the same stages as the profiled one.
     case UNPROFILED_CPU_ID:
       return stageBound(report);
     case MIXED_PACED_ID:
@@ -64,9 +66,6 @@ function boundOf(
       return "this run measures no bound for it.";
   }
 }
-
-/** Issue 33's unprofiled CPU target (physical-limit.ts): bounded by the same stages as the profiled one. */
-const UNPROFILED_CPU_ID = "cpu-per-request-50-unprofiled";
 
 /**
  * Issue 33's targets against the bare server sending the same answer bytes, in the same run: what the service spends

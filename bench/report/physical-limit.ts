@@ -17,6 +17,7 @@ const SAME_BYTES_TARGETS = [
 const MAX_IDLE_PERCENT = 10;
 /** Server CPU per request at 50 features, all threads, from /proc during the unprofiled run (µs). */
 const MAX_CPU_US_AT_50 = 30;
+export const UNPROFILED_CPU_ID = "cpu-per-request-50-unprofiled";
 
 function row(fields: Omit<Comparison, "ratioStyle"> & { ratioStyle?: Comparison["ratioStyle"] }): Comparison {
   return { ratioStyle: "percent", ...fields };
@@ -67,7 +68,7 @@ export function physicalLimitTargets(byId: ReadonlyMap<string, LoadFigure>): Com
   const cpu = byId.get(evaluateId(50))?.serverCpuUsPerItem ?? Number.NaN;
   rows.push(
     row({
-      id: "cpu-per-request-50-unprofiled",
+      id: UNPROFILED_CPU_ID,
       label: "server CPU per request, all threads, 50 features, distinct contexts (unprofiled run, from /proc)",
       value: cpu,
       unit: "µs",

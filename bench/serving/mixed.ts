@@ -6,6 +6,7 @@
  */
 import { benchGroupCommitAt } from "../baselines/transport.js";
 import { failedFigure, measure, type Lab, type LoadFigure } from "../support/lab.js";
+import type { SeededApp } from "../support/seed.js";
 import { appWith, type ServiceTarget } from "./evaluation-routes.js";
 import { evaluateRequests, eventRequests, mixedRequests } from "./requests.js";
 
@@ -22,19 +23,19 @@ export const MIXED_SHARE_IDS = {
 const EVALUATION_SHARE = 0.8;
 
 export async function benchMixed(lab: Lab, target: ServiceTarget): Promise<LoadFigure[]> {
-  const requests = mixedRequests(appWith(target, 50));
+  const app = appWith(target, 50);
+  const requests = mixedRequests(app);
   const base = { section: "mixed" as const, server: target.server, baseUrl: target.baseUrl, requests };
   const max = await measure(lab, { ...base, id: MIXED_MAX_ID, title: "mixed 80 % GET /features/evaluated (50 features) + 20 % POST /event, unpaced" });
   const pacedTitle = `the same mix paced at ${PACED_SHARE * 100} % of the unpaced rate`;
   if (!Number.isFinite(max.rps) || max.rps <= 0) return [max, failedFigure({ ...base, id: MIXED_PACED_ID, title: pacedTitle }, "the unpaced run gave no rate")];
   const rate = Math.max(1, Math.round(max.rps * PACED_SHARE));
   const paced = await measure(lab, { ...base, id: MIXED_PACED_ID, title: `${pacedTitle} (${rate.toLocaleString("en")} req/s offered)`, rate, warmUp: false });
-  return [max, paced, ...(await benchMixedParts(lab, target, base, rate))];
+  return [max, paced, ...(await benchMixedParts(lab, app, base, rate))];
 }
 
 /** Each part of the paced mix alone at its share of `rate`, and the bare group-commit server at the events' share. */
-async function benchMixedParts(lab: Lab, target: ServiceTarget, base: { section: "mixed"; server: ServiceTarget["server"]; baseUrl: string }, rate: number): Promise<LoadFigure[]> {
-  const app = appWith(target, 50);
+async function benchMixedParts(lab: Lab, app: SeededApp, base: { section: "mixed"; server: ServiceTarget["server"]; baseUrl: string }, rate: number): Promise<LoadFigure[]> {
   const evaluationRate = Math.max(1, Math.round(rate * EVALUATION_SHARE));
   const eventRate = Math.max(1, rate - evaluationRate);
   const evaluations = await measure(lab, {
