@@ -178,9 +178,9 @@ async function clusterStatus(client: AdminClient, json: boolean): Promise<unknow
   if (json || answer.cluster === null) return answer;
   const table = (set: ClusterSetView) => {
     const rows = set.nodes.map((node) =>
-      [node.region === undefined ? node.nodeId : `${node.nodeId} (${node.region})`, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${set.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${set.streams.tracking}`, String(node.tracking.lag), node.at].join("\t"),
+      [node.region === undefined ? node.nodeId : `${node.nodeId} (${node.region})`, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${set.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${set.streams.tracking}`, String(node.tracking.lag), String(node.tracking.divergences ?? 0), node.at].join("\t"),
     );
-    return `${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "reported"].join("\t")}\n${rows.join("\n")}\n`;
+    return `${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "diverged", "reported"].join("\t")}\n${rows.join("\n")}\n`;
   };
   const unpinned = answer.cluster.unpinned === undefined ? "" : `\nunregioned streams (unpinned apps):\n${table(answer.cluster.unpinned)}`;
   return new TextOutput(table(answer.cluster) + unpinned);
@@ -197,7 +197,8 @@ interface ClusterNodeRow {
   connected: boolean;
   caughtUp: boolean;
   config: { applied: number; lag: number };
-  tracking: { applied: number; lag: number };
+  /** `divergences`: absent in reports of nodes older than the check. */
+  tracking: { applied: number; lag: number; divergences?: number };
   at: string;
 }
 

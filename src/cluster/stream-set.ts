@@ -7,14 +7,16 @@ import type { KvStore } from "../storage/kv.js";
 import { ClusterConfigLog } from "./config-log.js";
 import type { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
-import { ensureStreams, type StreamNames } from "./streams.js";
+import { StreamCopyCheck } from "./copy-check.js";
+import { DUPLICATE_WINDOW_MS, ensureStreams, type StreamNames } from "./streams.js";
 import { TrackingApplier, TrackingPublisher } from "./tracking-log.js";
 import { ServiceError } from "../errors/catalogue.js";
 
 /** A node's position in one stream set, as `/health`, the registry and `switchyard cluster status` show it. */
 export interface SetPositions {
   config: { applied: number; last: number; lag: number };
-  tracking: { applied: number; last: number; lag: number };
+  /** `divergences`: messages of the tracking stream copy this node reads that broke JetStream's promises (copy-check.ts). */
+  tracking: { applied: number; last: number; lag: number; divergences: number };
 }
 
 export interface StreamSetOptions {
@@ -43,6 +45,8 @@ export class StreamSet {
   readonly management: ClusterConfigLog;
   readonly publisher: TrackingPublisher;
   readonly applier: TrackingApplier;
+  /** What this node saw of its tracking stream copy differing from JetStream's promises. */
+  readonly copyCheck: StreamCopyCheck;
   /** The streams' last sequences at the last check. */
   readonly ends = { config: 0, tracking: 0 };
   /** The streams' last sequences when the node first reached them: applied past both means caught up. */
@@ -68,7 +72,18 @@ export class StreamSet {
       onPublished: options.onConfigPublished,
       ...(options.accepts ? { accepts: options.accepts.change } : {}),
     });
-    this.publisher = new TrackingPublisher({ connection, names, nodeId: memberId, publishTimeoutMs: config.publishTimeoutMs, log, onBatch: options.onTrackingBatch });
+    this.copyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) => {
+      log.error("the tracking stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)", { stream: names.tracking, ...divergence });
+    });
+    this.publisher = new TrackingPublisher({
+      connection,
+      names,
+      nodeId: memberId,
+      publishTimeoutMs: config.publishTimeoutMs,
+      log,
+      onBatch: options.onTrackingBatch,
+      onAcknowledged: (sequence, msgID) => this.copyCheck.acknowledged(sequence, msgID),
+    });
     this.applier = new TrackingApplier({
       store,
       connection,
@@ -79,6 +94,7 @@ export class StreamSet {
       log,
       onApplied: options.onTrackingApplied,
       configAppliedUpTo: (sequence) => this.management.appliedUpTo(sequence),
+      copyCheck: this.copyCheck,
       ...(options.accepts ? { accepts: options.accepts.environment } : {}),
     });
   }
@@ -165,7 +181,7 @@ export class StreamSet {
     const trackingLast = Math.max(this.ends.tracking, trackingApplied);
     return {
       config: { applied: configApplied, last: configLast, lag: configLast - configApplied },
-      tracking: { applied: trackingApplied, last: trackingLast, lag: trackingLast - trackingApplied },
+      tracking: { applied: trackingApplied, last: trackingLast, lag: trackingLast - trackingApplied, divergences: this.copyCheck.divergences },
     };
   }
 

@@ -6,6 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import type { KvStore } from "../storage/kv.js";
 import { projectRequests, type LoggedRequest } from "../tracking/project-requests.js";
 import type { ClusterConnection } from "./connection.js";
+import type { StreamCopyCheck } from "./copy-check.js";
 import type { StreamPositions } from "./positions.js";
 import type { StreamNames } from "./streams.js";
 
@@ -48,6 +49,8 @@ export class TrackingPublisher {
       publishTimeoutMs: number;
       log: Logger;
       onBatch?: (requests: number, seconds: number) => void;
+      /** JetStream stored message `msgID` at `sequence` (for the node's check of the copy its consumer reads). */
+      onAcknowledged?: (sequence: number, msgID: string) => void;
     },
   ) {
     this.idPrefix = `${parts.nodeId}.${randomBase62(8)}.`;
@@ -102,6 +105,7 @@ export class TrackingPublisher {
       try {
         const ack = await this.js.publish(this.parts.names.trackingSubject, body, { msgID });
         if (ack.seq > this.lastPublished) this.lastPublished = ack.seq;
+        this.parts.onAcknowledged?.(ack.seq, msgID);
         this.parts.onBatch?.(batch.length, (performance.now() - started) / 1000);
         for (const entry of batch) entry.resolve();
         return;
@@ -164,6 +168,8 @@ export class TrackingApplier {
        * position. Absent: all. A region's node reading the unregioned stream takes only unpinned apps' tracking.
        */
       accepts?: (environmentId: string) => boolean;
+      /** Checks each message of the copy this node reads against JetStream's promises; a repeated message id is not applied again. */
+      copyCheck: StreamCopyCheck;
     },
   ) {}
 
@@ -266,7 +272,11 @@ export class TrackingApplier {
 
   private async apply(batch: JsMsg[]): Promise<void> {
     const { store, positions, log, accepts } = this.parts;
-    const decoded = batch.map((message) => ({ sequence: message.seq, requests: packr.unpack(message.data) as LoggedRequest[] }));
+    const decoded = batch.map((message) => ({
+      sequence: message.seq,
+      // A message id applied before (a copy that differs from JetStream's promise): its position moves, nothing is counted twice.
+      requests: this.parts.copyCheck.admit(message.seq, message.headers?.get("Nats-Msg-Id") || undefined, message.time.getTime()) ? (packr.unpack(message.data) as LoggedRequest[]) : [],
+    }));
     const served = (requests: LoggedRequest[]) => (accepts === undefined ? requests : requests.filter((request) => accepts(request.environmentId)));
     // What these requests were validated against must be here first (see LoggedRequest.configSequence).
     let configSequence = 0;
