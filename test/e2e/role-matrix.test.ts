@@ -332,11 +332,13 @@ describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"
 
 describe(`expired sessions on every route (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   it("answers 401 to a session past its idle limit, on every management route", async () => {
-    const server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SESSION_IDLE_MS: "300" } });
+    // An idle limit of a second: the fresh session below must still be live when it is used right after a sign-in
+    // (scrypt) that a loaded machine can slow down, as session expiry's own test found on CI.
+    const server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SESSION_IDLE_MS: "1000" } });
     try {
       await createMember(server.url, server.adminToken, "idle@matrix.test", "owner");
       const session = await signIn(server.url, "idle@matrix.test");
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
       const live = await signIn(server.url, "idle@matrix.test");
       expect((await asSession(server.url, live, "GET", "/admin/apps")).status).toBe(200);
       const protectedRoutes = MANAGEMENT_ROUTES.filter(([, , spec]) => spec.access !== "public");
