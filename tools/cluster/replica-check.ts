@@ -1,11 +1,14 @@
 /**
  * Does the NATS server keep a replicated stream's copies identical when one server is killed -9 under publish load?
  * No Switchyard in it: three publishers (each its own connection, as three nodes) publish with message ids and one
- * retry with the same id, as TrackingPublisher does; a server is killed and started again; then every server's copy
- * is read message by message (direct get through a connection to that server alone) and compared, and every
- * acknowledged publish is looked up at the sequence its acknowledgement named.
+ * retry with the same id, as TrackingPublisher does; three durable pull consumers read as nodes read; after --acks
+ * acknowledgements the stream's leader is killed -9, and started again after --acks more; then every server's copy
+ * is read message by message (direct get through a connection to that server alone) and compared, every acknowledged
+ * publish is looked up at the sequence its acknowledgement named, and what each consumer was handed is compared.
+ * --tls: clients over TLS with a password, as the cluster tests run; --burn N: N busy processes beside, as other test
+ * files on a CI machine. Exits 1 when some round ended with copies that differ. docs/CLUSTER.md has what it found.
  *
- *   node dist/tools/cluster/replica-check.js [--rounds N] [--acks N]
+ *   node dist/tools/cluster/replica-check.js [--rounds N] [--acks N] [--tls] [--burn N]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
