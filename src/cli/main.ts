@@ -178,7 +178,7 @@ async function clusterStatus(client: AdminClient, json: boolean): Promise<unknow
   if (json || answer.cluster === null) return answer;
   const table = (set: ClusterSetView) => {
     const rows = set.nodes.map((node) =>
-      [node.region === undefined ? node.nodeId : `${node.nodeId} (${node.region})`, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${set.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${set.streams.tracking}`, String(node.tracking.lag), String(node.tracking.divergences ?? 0), node.at].join("\t"),
+      [node.region === undefined ? node.nodeId : `${node.nodeId} (${node.region})`, node.connected ? "yes" : "no", node.caughtUp ? "yes" : "no", `${node.config.applied}/${set.streams.config}`, String(node.config.lag), `${node.tracking.applied}/${set.streams.tracking}`, String(node.tracking.lag), String((node.tracking.divergences ?? 0) + (node.config.divergences ?? 0)), node.at].join("\t"),
     );
     return `${["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "diverged", "reported"].join("\t")}\n${rows.join("\n")}\n`;
   };
@@ -196,8 +196,8 @@ interface ClusterNodeRow {
   region?: string;
   connected: boolean;
   caughtUp: boolean;
-  config: { applied: number; lag: number };
   /** `divergences`: absent in reports of nodes older than the check. */
+  config: { applied: number; lag: number; divergences?: number };
   tracking: { applied: number; lag: number; divergences?: number };
   at: string;
 }

@@ -114,8 +114,8 @@ export class ClusterNode {
           : []),
       ];
     });
-    metrics.gauge("switchyard_cluster_stream_divergences", "Messages of the tracking stream copies this node read that broke JetStream's promises (a NATS server fault: docs/CLUSTER.md).", () =>
-      node.sets.reduce((sum, joined) => sum + joined.copyCheck.divergences, 0),
+    metrics.gauge("switchyard_cluster_stream_divergences", "Messages of the stream copies this node read (tracking and configuration) that broke JetStream's promises (a NATS server fault: docs/CLUSTER.md).", () =>
+      node.sets.reduce((sum, joined) => sum + joined.trackingCopyCheck.divergences + joined.configCopyCheck.divergences, 0),
     );
     metrics.gauge("switchyard_cluster_connected", "1 while the node is connected to NATS.", () => (connection.connected ? 1 : 0));
     metrics.gauge("switchyard_cluster_caught_up", "1 once the node applied everything the streams held when it started, and is connected.", () => (node.status().caughtUp ? 1 : 0));

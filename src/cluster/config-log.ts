@@ -9,6 +9,7 @@ import type { Logger } from "../observability/logger.js";
 import type { KvStore } from "../storage/kv.js";
 import { changeSubject } from "./change-subjects.js";
 import type { ClusterConnection } from "./connection.js";
+import type { StreamCopyCheck } from "./copy-check.js";
 import type { StreamPositions } from "./positions.js";
 import type { StreamNames } from "./streams.js";
 
@@ -61,6 +62,8 @@ export class ClusterConfigLog implements ManagementLog {
        * position. Absent: all. A region's node reading the unregioned stream takes only unpinned apps' changes.
        */
       accepts?: (change: ManagementChange) => boolean;
+      /** Checks each message of the copy this node reads against JetStream's promises; a repeated change id is not applied again. */
+      copyCheck: StreamCopyCheck;
     },
   ) {
     this.applier = new ChangeApplier(parts.store);
@@ -91,10 +94,11 @@ export class ClusterConfigLog implements ManagementLog {
       for (let attempt = 1; ; attempt++) {
         const started = performance.now();
         try {
-          await this.js.publish(subject, data, {
+          const ack = await this.js.publish(subject, data, {
             msgID: change.id,
             ...(concurrency ? { expect: { lastSubjectSequence: positions.subject(subject) } } : {}),
           });
+          this.parts.copyCheck.acknowledged(ack.seq, change.id);
           this.parts.onPublished?.((performance.now() - started) / 1000);
           break;
         } catch (error) {
@@ -169,6 +173,17 @@ export class ClusterConfigLog implements ManagementLog {
     const sequence = message.seq;
     const change = packr.unpack(message.data) as ManagementChange;
     let outcome: ChangeOutcome | undefined;
+    const fresh = sequence > positions.applied("config");
+    if (fresh && !this.parts.copyCheck.admit(sequence, message.headers?.get("Nats-Msg-Id") || undefined, message.time.getTime())) {
+      // A change id applied before (a copy that differs from JetStream's promise): its position moves, nothing is applied twice.
+      await store.write(() => {
+        if (positions.applied("config") >= sequence) return;
+        positions.setApplied("config", sequence);
+        positions.setSubject(message.subject, sequence);
+      });
+      this.pending = message.info.pending;
+      return;
+    }
     try {
       outcome = await store.write(() => {
         if (positions.applied("config") >= sequence) return undefined;

@@ -14,8 +14,8 @@ import { ServiceError } from "../errors/catalogue.js";
 
 /** A node's position in one stream set, as `/health`, the registry and `switchyard cluster status` show it. */
 export interface SetPositions {
-  config: { applied: number; last: number; lag: number };
-  /** `divergences`: messages of the tracking stream copy this node reads that broke JetStream's promises (copy-check.ts). */
+  /** `divergences`: messages of the stream copy this node reads that broke JetStream's promises (copy-check.ts). */
+  config: { applied: number; last: number; lag: number; divergences: number };
   tracking: { applied: number; last: number; lag: number; divergences: number };
 }
 
@@ -45,8 +45,9 @@ export class StreamSet {
   readonly management: ClusterConfigLog;
   readonly publisher: TrackingPublisher;
   readonly applier: TrackingApplier;
-  /** What this node saw of its tracking stream copy differing from JetStream's promises. */
-  readonly copyCheck: StreamCopyCheck;
+  /** What this node saw of its tracking and configuration stream copies differing from JetStream's promises. */
+  readonly trackingCopyCheck: StreamCopyCheck;
+  readonly configCopyCheck: StreamCopyCheck;
   /** The streams' last sequences at the last check. */
   readonly ends = { config: 0, tracking: 0 };
   /** The streams' last sequences when the node first reached them: applied past both means caught up. */
@@ -61,6 +62,9 @@ export class StreamSet {
   constructor(private readonly options: StreamSetOptions) {
     const { config, connection, names, store, positions, log, memberId } = options;
     const jsm = () => this.jsm!;
+    this.configCopyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) =>
+      log.error("the configuration stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)", { stream: names.config, ...divergence }),
+    );
     this.management = new ClusterConfigLog({
       store,
       connection,
@@ -70,9 +74,10 @@ export class StreamSet {
       log,
       publishTimeoutMs: config.publishTimeoutMs,
       onPublished: options.onConfigPublished,
+      copyCheck: this.configCopyCheck,
       ...(options.accepts ? { accepts: options.accepts.change } : {}),
     });
-    this.copyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) => {
+    this.trackingCopyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) => {
       log.error("the tracking stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)", { stream: names.tracking, ...divergence });
     });
     this.publisher = new TrackingPublisher({
@@ -82,7 +87,7 @@ export class StreamSet {
       publishTimeoutMs: config.publishTimeoutMs,
       log,
       onBatch: options.onTrackingBatch,
-      onAcknowledged: (sequence, msgID) => this.copyCheck.acknowledged(sequence, msgID),
+      onAcknowledged: (sequence, msgID) => this.trackingCopyCheck.acknowledged(sequence, msgID),
     });
     this.applier = new TrackingApplier({
       store,
@@ -94,7 +99,7 @@ export class StreamSet {
       log,
       onApplied: options.onTrackingApplied,
       configAppliedUpTo: (sequence) => this.management.appliedUpTo(sequence),
-      copyCheck: this.copyCheck,
+      copyCheck: this.trackingCopyCheck,
       ...(options.accepts ? { accepts: options.accepts.environment } : {}),
     });
   }
@@ -180,8 +185,8 @@ export class StreamSet {
     const configLast = Math.max(this.ends.config, configApplied);
     const trackingLast = Math.max(this.ends.tracking, trackingApplied);
     return {
-      config: { applied: configApplied, last: configLast, lag: configLast - configApplied },
-      tracking: { applied: trackingApplied, last: trackingLast, lag: trackingLast - trackingApplied, divergences: this.copyCheck.divergences },
+      config: { applied: configApplied, last: configLast, lag: configLast - configApplied, divergences: this.configCopyCheck.divergences },
+      tracking: { applied: trackingApplied, last: trackingLast, lag: trackingLast - trackingApplied, divergences: this.trackingCopyCheck.divergences },
     };
   }
 
