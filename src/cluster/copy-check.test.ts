@@ -8,7 +8,7 @@ function check() {
   return { reported, copy: new StreamCopyCheck(WINDOW_MS, (divergence) => reported.push(divergence)) };
 }
 
-describe("the check of the tracking stream copy a node reads", () => {
+describe("the check of the stream copy a node reads", () => {
   it("admits a copy that keeps JetStream's promises and reports nothing", () => {
     const { reported, copy } = check();
     copy.acknowledged(2, "a.boot.1");

@@ -1,10 +1,11 @@
 /**
- * What a node can tell about the copy of the tracking stream its consumer reads. JetStream promises two things the
- * node can check: a message id is stored once within the duplicate window, and the sequence a publish was
- * acknowledged at holds that publish. nats-server 2.9.10 breaks both after a stream leader is killed -9 under load:
- * its servers' copies of a stream can differ, a message in flight at the kill turning up again later in place of an
- * acknowledged one (reproduced without Switchyard by tools/cluster/replica-check.ts; docs/CLUSTER.md). A node cannot
- * repair its copy; it can refuse to count a message twice, and say that its copy differs from what was acknowledged.
+ * What a node can tell about the copy of a stream (tracking or configuration) that its consumer reads. JetStream
+ * promises two things the node can check: a message id is stored once within the duplicate window, and the sequence
+ * a publish was acknowledged at holds that publish. nats-server 2.9.10 breaks both after a stream leader is killed
+ * -9 under load: its servers' copies of a stream can differ, a message in flight at the kill turning up again later
+ * in place of an acknowledged one (reproduced without Switchyard by tools/cluster/replica-check.ts; docs/CLUSTER.md).
+ * A node cannot repair its copy; it can refuse to apply a message twice, and say that its copy differs from what was
+ * acknowledged.
  */
 
 export interface Divergence {
