@@ -213,6 +213,7 @@ async function main(): Promise<void> {
     const maxSeconds = Number(values["max-seconds"]);
     const maxima: Record<string, StreamFigures> = {};
     const fixedRates = values.rates?.split(",").map(Number);
+    if (fixedRates !== undefined && (fixedRates.length !== 3 || !fixedRates.every((perSecond) => perSecond > 0))) throw new Error("--rates takes three rates above 0: evaluation,event,bulk");
     for (const spec of fixedRates === undefined ? Object.values(specsFor(app, 0)) : []) {
       maxima[spec.kind] = await runStreamProcess(server.url, spec, maxSeconds);
       process.stderr.write(`maximum ${spec.kind}: ${JSON.stringify(maxima[spec.kind])}\n`);

@@ -276,8 +276,9 @@ describe("cluster mode on NATS JetStream", () => {
     const lines = stdout.trim().split("\n");
     expect(lines[0]!.split("\t")).toEqual(["node", "connected", "caught up", "config", "config lag", "tracking", "tracking lag", "diverged", "reported"]);
     expect(lines.slice(1).map((line) => line.split("\t")[0])).toEqual(["a", "b", "c", "d"]);
-    // No node read a copy of the tracking stream that broke JetStream's promises (copy-check.ts), and the servers'
-    // own copies agree message by message (what the NATS-server kill test reads when a node misses something).
+    // No node read a copy of either stream that broke JetStream's promises (copy-check.ts), and the servers' own
+    // copies of the tracking stream agree message by message (what the NATS-server kill test reads when a node misses
+    // something).
     expect(lines.slice(1).map((line) => line.split("\t")[7])).toEqual(["0", "0", "0", "0"]);
     const json = JSON.parse((await promisify(execFile)(process.execPath, [CLI, "cluster", "status", "--json", "--url", d.url, "--token", d.adminToken])).stdout);
     const own = json.cluster.nodes.find((node: { nodeId: string }) => node.nodeId === "d");
