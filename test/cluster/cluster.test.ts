@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp, request } from "../support/http.js";
 import { CLI, type TestServer } from "../support/server.js";
 import { openSse } from "../support/sse.js";
-import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, type NatsCluster } from "../support/cluster.js";
+import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, waitStreamsCurrent, type NatsCluster } from "../support/cluster.js";
 import { differingSequences, readStreamCopies } from "../../bench/support/stream-copies.js";
 
 const PRO_RULES = { rules: [{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }] };
@@ -323,6 +323,8 @@ describe("cluster mode on NATS JetStream", () => {
     stop = true;
     await Promise.all(lanes);
     await victim.start();
+    // Settled before anything else is checked or changed (the tests after this one publish changes at once).
+    await waitStreamsCurrent(nats, prefix);
     for (const node of [a, b, c]) {
       const events = await eventually(
         () => allEvents(node, keys.development.id),

@@ -3,6 +3,8 @@
  * as real processes on 127.0.0.1, each with its own temp data dir, all on one stream prefix per test file.
  */
 import { randomBytes } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
 import { request } from "./http.js";
 import { makeDataDir, startServer, type TestServer } from "./server.js";
@@ -68,5 +70,24 @@ export async function allEvents(server: TestServer, environmentId: string): Prom
     events.push(...reply.body.events);
     if (reply.body.events.length < 1000) return events;
     after = reply.body.next;
+  }
+}
+
+/**
+ * Waits until both streams of `prefix` have a leader and every other server's copy is current: after a NATS server
+ * was killed and started again, changes published before that may find no leader yet (an immediate, retryable 503).
+ */
+export async function waitStreamsCurrent(nats: NatsCluster, prefix: string, timeoutMs = 30_000): Promise<void> {
+  const nc = await connect({ servers: nats.urls, ...(nats.caFile ? { tls: { caFile: nats.caFile } } : {}), ...(nats.auth ? { user: nats.auth.user, pass: nats.auth.password } : {}) });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 5_000 });
+    const current = async (stream: string) => {
+      const cluster = (await jsm.streams.info(stream).catch(() => undefined))?.cluster;
+      const replicas = cluster?.replicas ?? [];
+      return cluster?.leader !== undefined && replicas.length === nats.servers.length - 1 && replicas.every((replica) => replica.current && !replica.offline);
+    };
+    await eventually(async () => (await current(`${prefix}_CONFIG`)) && (await current(`${prefix}_TRACKING`)), (ready) => ready, timeoutMs);
+  } finally {
+    await nc.close();
   }
 }
