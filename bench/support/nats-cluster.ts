@@ -45,6 +45,11 @@ export interface NatsClusterOptions {
   tls?: boolean;
 }
 
+/** How a client connects to `cluster`: trusting its CA and with its credentials, when it has them. */
+export function clientCredentials(cluster: Pick<NatsCluster, "caFile" | "auth">): { tls?: { caFile: string }; user?: string; pass?: string } {
+  return { ...(cluster.caFile ? { tls: { caFile: cluster.caFile } } : {}), ...(cluster.auth ? { user: cluster.auth.user, pass: cluster.auth.password } : {}) };
+}
+
 /** A throwaway CA and a server certificate for 127.0.0.1, made with openssl in `dir`. */
 function makeCertificates(dir: string): { caFile: string; certFile: string; keyFile: string } {
   const run = (args: string[]) => {

@@ -4,7 +4,7 @@
  */
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import type { NatsCluster } from "./nats-cluster.js";
+import { clientCredentials, type NatsCluster } from "./nats-cluster.js";
 
 export interface StreamCopy {
   server: string;
@@ -18,7 +18,7 @@ export interface StreamCopy {
  * not start answering direct gets when a stream is updated to allow them.
  */
 export async function readStreamCopies(cluster: NatsCluster, stream: string): Promise<StreamCopy[]> {
-  const credentials = { ...(cluster.caFile ? { tls: { caFile: cluster.caFile } } : {}), ...(cluster.auth ? { user: cluster.auth.user, pass: cluster.auth.password } : {}) };
+  const credentials = clientCredentials(cluster);
   const admin = await connect({ ...credentials, servers: cluster.urls });
   let last: number;
   try {

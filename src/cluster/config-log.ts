@@ -168,6 +168,16 @@ export class ClusterConfigLog implements ManagementLog {
     }
   }
 
+  /** Moves this node's positions past a message whose change is not applied (skipped or failed). */
+  private async moveTo(sequence: number, subject: string): Promise<void> {
+    const { store, positions } = this.parts;
+    await store.write(() => {
+      if (positions.applied("config") >= sequence) return;
+      positions.setApplied("config", sequence);
+      positions.setSubject(subject, sequence);
+    });
+  }
+
   private async applyMessage(message: JsMsg): Promise<void> {
     const { store, positions, log, accepts } = this.parts;
     const sequence = message.seq;
@@ -176,11 +186,7 @@ export class ClusterConfigLog implements ManagementLog {
     const fresh = sequence > positions.applied("config");
     if (fresh && !this.parts.copyCheck.admit(sequence, message.headers?.get("Nats-Msg-Id") || undefined, message.time.getTime())) {
       // A change id applied before (a copy that differs from JetStream's promise): its position moves, nothing is applied twice.
-      await store.write(() => {
-        if (positions.applied("config") >= sequence) return;
-        positions.setApplied("config", sequence);
-        positions.setSubject(message.subject, sequence);
-      });
+      await this.moveTo(sequence, message.subject);
       this.pending = message.info.pending;
       return;
     }
@@ -195,11 +201,7 @@ export class ClusterConfigLog implements ManagementLog {
     } catch (error) {
       // A fault (not a refusal) in apply: every node meets it at the same change, so every node skips it alike.
       log.error("configuration change failed to apply; skipped", { sequence, type: change.type, error: String((error as Error)?.stack ?? error) });
-      await store.write(() => {
-        if (positions.applied("config") >= sequence) return;
-        positions.setApplied("config", sequence);
-        positions.setSubject(message.subject, sequence);
-      });
+      await this.moveTo(sequence, message.subject);
       outcome = { ok: false, error: { code: "INTERNAL", message: "The change could not be applied." } };
     }
     this.pending = message.info.pending;

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
+import { clientCredentials, startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
 import { request } from "./http.js";
 import { makeDataDir, startServer, type TestServer } from "./server.js";
 
@@ -78,7 +78,7 @@ export async function allEvents(server: TestServer, environmentId: string): Prom
  * was killed and started again, changes published before that may find no leader yet (an immediate, retryable 503).
  */
 export async function waitStreamsCurrent(nats: NatsCluster, prefix: string, timeoutMs = 30_000): Promise<void> {
-  const nc = await connect({ servers: nats.urls, ...(nats.caFile ? { tls: { caFile: nats.caFile } } : {}), ...(nats.auth ? { user: nats.auth.user, pass: nats.auth.password } : {}) });
+  const nc = await connect({ servers: nats.urls, ...clientCredentials(nats) });
   try {
     const jsm = await jetstreamManager(nc, { timeout: 5_000 });
     const current = async (stream: string) => {

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
+import { clientCredentials, startNatsCluster, type NatsCluster } from "../../bench/support/nats-cluster.js";
 import { differingSequences, readStreamCopies } from "../../bench/support/stream-copies.js";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "5" }, acks: { type: "string", default: "150" }, burn: { type: "string", default: "0" }, tls: { type: "boolean", default: false } } });
@@ -54,7 +54,7 @@ async function publishLoad(nc: NatsConnection, lane: string, stop: () => boolean
  * recreate it after the last sequence seen when it fails): what it was handed at each sequence.
  */
 async function consume(url: string, name: string, stop: () => boolean, seen: Map<number, string>): Promise<void> {
-  const nc = await connect({ ...clientOptions(), servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  const nc = await connect({ ...clientCredentials(nats), servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   const js = jetstream(nc);
   while (!stop()) {
     try {
@@ -99,11 +99,11 @@ async function lastSequence(jsm: JetStreamManager): Promise<number> {
 }
 
 async function round(nats: NatsCluster, number: number): Promise<boolean> {
-  const admin = await connect({ ...clientOptions(), servers: nats.urls });
+  const admin = await connect({ ...clientCredentials(nats), servers: nats.urls });
   const jsm = await jetstreamManager(admin, { timeout: 10_000 });
   await jsm.streams.delete(STREAM).catch(() => undefined);
   await jsm.streams.add({ name: STREAM, subjects: [SUBJECT], num_replicas: 3, duplicate_window: 120_000_000_000, storage: "file" as never, allow_direct: true });
-  const publishers = await Promise.all(["a", "b", "c"].map(() => connect({ ...clientOptions(), servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 })));
+  const publishers = await Promise.all(["a", "b", "c"].map(() => connect({ ...clientCredentials(nats), servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 })));
   const acknowledged: Acknowledged[] = [];
   const errors: string[] = [];
   let stopped = false;
@@ -170,8 +170,6 @@ async function round(nats: NatsCluster, number: number): Promise<boolean> {
 // Busy processes beside the cluster, as other test files on a CI machine with two cores.
 const burners: ChildProcess[] = Array.from({ length: Number(values.burn) }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
 const nats = await startNatsCluster(values.tls ? { tls: true, auth: { user: "check", password: "check-password" } } : {});
-/** How every client connects: TLS with the cluster's CA and its credentials when it has them, as nodes do. */
-const clientOptions = () => ({ ...(nats.caFile ? { tls: { caFile: nats.caFile } } : {}), ...(nats.auth ? { user: nats.auth.user, pass: nats.auth.password } : {}) });
 let failures = 0;
 try {
   for (let number = 0; number < rounds; number++) if (!(await round(nats, number))) failures++;
