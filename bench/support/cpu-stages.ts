@@ -35,7 +35,7 @@ const CLAIMS: [Stage, RegExp, RegExp?][] = [
   ["serialisation", /answer-writer/, /^(writeAnswer|encodeItem|headOf|remember|resultOf|booleansOf|decodeMissing|item)$/],
   ["serialisation", /serialize-evaluation|answer-encoding|node:zlib|evaluated-feature/],
   ["evaluation (rules)", /compile-filter|operators|answer-writer|evaluate-ruleset|node:internal\/date/],
-  ["remote context", /remote-context|tracking\/reader|attribute-cache|flatten-context|lmdb\/|msgpackr\/|storage\/lmdb-store|optin\//],
+  ["remote context", /remote-context|stored-entity|tracking\/reader|attribute-cache|flatten-context|lmdb\/|msgpackr\/|storage\/lmdb-store|optin\//],
   ["query parse", /flat-query|context-from-query|node:internal\/url|node:querystring/],
   ["answer cache", /evaluation-cache|bounded-map|hit-rate-gate/],
   ["key resolution", /api\/auth|key-index|tenancy\/identifiers/],

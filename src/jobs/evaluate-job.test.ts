@@ -94,9 +94,9 @@ it("answers every query exactly as the nested path does", async () => {
   await fc.assert(
     fc.asyncProperty(
       featureDefinitions(),
-      fc.tuple(attributes, attributes, attributes, attributes),
+      fc.tuple(attributes, attributes, attributes, attributes, attributes, attributes),
       fc.array(query, { minLength: QUERIES, maxLength: QUERIES }),
-      async (definitions, [user1, user2, company1, company2], queries) => {
+      async (definitions, [user1, user2, company1, company2, user1Later, company1Later], queries) => {
         const issued = await tenancy.createApp("Flat");
         const environmentId = issued.environments[0]!.id;
         for (const definition of definitions) {
@@ -116,6 +116,11 @@ it("answers every query exactly as the nested path does", async () => {
         await runJobs(context, [track("user", { userId: "u1", attributes: user1 }), track("user", { userId: "u2", attributes: user2 }),
           track("company", { companyId: "c1", attributes: company1 }), track("company", { companyId: "c2", attributes: company2 })], () => undefined);
         // Logged; stored users and companies are what the projector derives from the log.
+        await runJobs(context, [{ kind: "project", maxItems: 10_000 }], () => undefined);
+        // Later calls merge into what is stored, in a step of their own: the flat form kept beside each record must
+        // follow (or stay, when they send nothing new).
+        await runJobs(context, [track("user", { userId: "u1", attributes: user1Later }), track("company", { companyId: "c1", attributes: company1Later }),
+          track("user", { userId: "u2", attributes: user2 })], () => undefined);
         await runJobs(context, [{ kind: "project", maxItems: 10_000 }], () => undefined);
         const version = tenancy.getEnvironment(environmentId)!.flagStateVersion;
         for (const [index, text] of queries.entries()) {

@@ -9,6 +9,8 @@
 import type { CompiledRuleset } from "../evaluation/index.js";
 import type { EvaluateJob } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
+import type { Attributes } from "../schemas/tracking-fields.js";
+import type { TrackingReader } from "../tracking/index.js";
 import { StoredEntity, type EntityKind } from "./stored-entity.js";
 
 /** The stored user or company `id` of the job's environment (null: none stored), through the thread's cache. */
@@ -24,11 +26,20 @@ export function storedEntity(jobContext: JobContext, job: EvaluateJob, kind: Ent
   const cacheKey = cache === undefined ? "" : `${job.environmentId}\u0000${id}`;
   let stored = cache?.get(cacheKey, job.attributeEpoch);
   if (stored === undefined) {
-    const attributes = kind === "user" ? jobContext.tracking.getUserAttributes(job.environmentId, id) : jobContext.tracking.getCompanyAttributes(job.environmentId, id);
-    stored = attributes === undefined ? null : new StoredEntity(kind, attributes);
+    stored = readStoredEntity(jobContext.tracking, job.environmentId, kind, id);
     cache?.set(cacheKey, job.attributeEpoch, job.attributeCacheMs, stored);
   }
   return stored;
+}
+
+/** The flat form stored beside the record when there is one (the record itself is then read only if needed). */
+function readStoredEntity(tracking: TrackingReader, environmentId: string, kind: EntityKind, id: string): StoredEntity | null {
+  const readAttributes = (): Attributes | undefined =>
+    kind === "user" ? tracking.getUserAttributes(environmentId, id) : tracking.getCompanyAttributes(environmentId, id);
+  const pairs = tracking.getRemoteContext(environmentId, kind, id);
+  if (pairs !== undefined) return StoredEntity.fromRemoteContext(kind, pairs, () => readAttributes() ?? {});
+  const attributes = readAttributes();
+  return attributes === undefined ? null : StoredEntity.fromAttributes(kind, attributes);
 }
 
 function idOf(entity: unknown): string | undefined {

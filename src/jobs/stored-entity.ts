@@ -1,38 +1,54 @@
-import { flattenContext } from "../evaluation/flatten-context.js";
 import type { Attributes } from "../schemas/tracking-fields.js";
+import { remoteContextOf, type EntityKind, type RemoteContext } from "../tracking/remote-contexts.js";
 
-export type EntityKind = "user" | "company";
+export type { EntityKind };
 
-/** A stored user's or company's attributes, with their flattened form once the fast path asked for it. */
+/**
+ * A stored user or company as remote context uses it: the flat form of its attributes for the fast path, the nested
+ * attributes for the rest (the nested merge, the context `/features/enabled` records). Either may be read lazily:
+ * the fast path reads the flat form stored beside the record and never decodes the record itself.
+ */
 export class StoredEntity {
   #flat: Map<string, string> | null | undefined;
+  #pairs: RemoteContext | undefined;
+  #attributes: Attributes | undefined;
 
-  constructor(
+  private constructor(
     readonly kind: EntityKind,
-    readonly attributes: Attributes,
-  ) {}
+    pairs: RemoteContext | undefined,
+    attributes: Attributes | undefined,
+    private readonly readAttributes: () => Attributes,
+  ) {
+    this.#pairs = pairs;
+    this.#attributes = attributes;
+  }
 
-  /**
-   * The attributes flattened under `user.` / `company.`, or null when a key somewhere holds "." or is "" (or an
-   * object is not a plain one): then two paths can flatten alike, and only the nested merge settles which one wins.
-   */
+  /** From the stored flat form; the record's attributes are read only if asked for (in the same read snapshot). */
+  static fromRemoteContext(kind: EntityKind, pairs: RemoteContext, readAttributes: () => Attributes): StoredEntity {
+    return new StoredEntity(kind, pairs, undefined, readAttributes);
+  }
+
+  /** From the record's attributes (no flat form stored beside it). */
+  static fromAttributes(kind: EntityKind, attributes: Attributes): StoredEntity {
+    return new StoredEntity(kind, undefined, attributes, () => attributes);
+  }
+
+  get attributes(): Attributes {
+    this.#attributes ??= this.readAttributes();
+    return this.#attributes;
+  }
+
+  /** The attributes flattened under `user.` / `company.`, or null when they are not flat-safe (see RemoteContext). */
   get flat(): Map<string, string> | null {
-    if (this.#flat === undefined) this.#flat = isFlatSafe(this.attributes, 0) ? flattenContext({ [this.kind]: this.attributes }) : null;
+    if (this.#flat === undefined) {
+      const pairs = this.#pairs ?? remoteContextOf(this.kind, this.attributes);
+      if (pairs === false) this.#flat = null;
+      else {
+        const flat = new Map<string, string>();
+        for (let index = 0; index < pairs.length; index += 2) flat.set(pairs[index]!, pairs[index + 1]!);
+        this.#flat = flat;
+      }
+    }
     return this.#flat;
   }
-}
-
-/** Nesting deeper than flattening follows is left to the nested path. */
-const MAX_SAFE_DEPTH = 64;
-
-function isFlatSafe(value: unknown, depth: number): boolean {
-  if (typeof value !== "object" || value === null) return true;
-  if (depth > MAX_SAFE_DEPTH) return false;
-  if (Array.isArray(value)) return value.every((item) => isFlatSafe(item, depth + 1));
-  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false;
-  for (const key of Object.keys(value)) {
-    if (key === "" || key.includes(".") || key === "__proto__") return false;
-    if (!isFlatSafe((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
 }

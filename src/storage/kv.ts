@@ -91,6 +91,8 @@ export const TABLES = [
   // Last, so that stores which number tables by position keep their numbers.
   "entityUpdates",
   "trackingLog",
+  // The flat form of users' and companies' attributes beside their records (src/tracking/remote-contexts.ts).
+  "remoteContexts",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

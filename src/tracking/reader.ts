@@ -3,6 +3,7 @@ import type { KvStore } from "../storage/kv.js";
 import { logEntries, type LogTable } from "./append-log.js";
 import { checkListLimit, decodeCursor, encodeCursor } from "../storage/cursor.js";
 import type { CompanyRecord, EntityUpdateRecord, EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord, UserRecord } from "./tracking-records.js";
+import { readRemoteContext, type EntityKind, type RemoteContext } from "./remote-contexts.js";
 import { companyKey, listCompanyUserIds, listUserCompanyIds, userKey } from "./users-companies.js";
 
 /** `GET /admin/environments/:envId/users/:userId` → `user`. Times are ISO strings; lastSeen null if never active. */
@@ -92,6 +93,11 @@ export class TrackingReader {
   /** The stored attributes of a company (for remote context), or undefined when the company is unknown. */
   getCompanyAttributes(environmentId: string, companyId: string): Attributes | undefined {
     return this.companyRecord(environmentId, companyId)?.attributes;
+  }
+
+  /** The flat form of a user's or company's attributes (remoteContexts.ts); undefined when none is stored. */
+  getRemoteContext(environmentId: string, kind: EntityKind, id: string): RemoteContext | undefined {
+    return isStorableId(id) ? readRemoteContext(this.store, environmentId, kind, id) : undefined;
   }
 
   /** Events in append order. Throws INVALID_QUERY for a cursor this service did not issue or a bad limit. */

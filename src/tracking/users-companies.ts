@@ -1,5 +1,6 @@
 import type { Attributes } from "../schemas/tracking-fields.js";
 import { key, prefixRange, lastKeyPart, type KvStore } from "../storage/kv.js";
+import { putRemoteContext } from "./remote-contexts.js";
 import type { CompanyRecord, MembershipRecord, UserRecord } from "./tracking-records.js";
 
 /** What one call says about a user or company. */
@@ -32,6 +33,9 @@ export class EntityWriter {
   private readonly companies = new Map<string, CompanyRecord>();
   private readonly dirtyUsers = new Set<string>();
   private readonly dirtyCompanies = new Set<string>();
+  /** Records whose attributes changed: their flat form (remote-contexts.ts) is written with them. */
+  private readonly changedUserAttributes = new Set<string>();
+  private readonly changedCompanyAttributes = new Set<string>();
 
   constructor(
     private readonly store: KvStore,
@@ -49,14 +53,17 @@ export class EntityWriter {
     };
     this.users.set(userId, user);
     this.dirtyUsers.add(userId);
+    if (user.attributes !== existing?.attributes) this.changedUserAttributes.add(userId);
     return user;
   }
 
   /** Creates or updates a company; answers the record as it now stands. */
   upsertCompany(companyId: string, sighting: Sighting): CompanyRecord {
-    const company: CompanyRecord = { id: companyId, ...afterSighting(this.company(companyId), sighting) };
+    const existing = this.company(companyId);
+    const company: CompanyRecord = { id: companyId, ...afterSighting(existing, sighting) };
     this.companies.set(companyId, company);
     this.dirtyCompanies.add(companyId);
+    if (company.attributes !== existing?.attributes) this.changedCompanyAttributes.add(companyId);
     return company;
   }
 
@@ -102,8 +109,12 @@ export class EntityWriter {
     for (const userId of this.dirtyUsers) users.put(userKey(this.environmentId, userId), this.users.get(userId)!);
     const companies = this.store.table<CompanyRecord>("companies");
     for (const companyId of this.dirtyCompanies) companies.put(companyKey(this.environmentId, companyId), this.companies.get(companyId)!);
+    for (const userId of this.changedUserAttributes) putRemoteContext(this.store, this.environmentId, "user", userId, this.users.get(userId)!.attributes);
+    for (const companyId of this.changedCompanyAttributes) putRemoteContext(this.store, this.environmentId, "company", companyId, this.companies.get(companyId)!.attributes);
     this.dirtyUsers.clear();
     this.dirtyCompanies.clear();
+    this.changedUserAttributes.clear();
+    this.changedCompanyAttributes.clear();
   }
 
   private user(userId: string): UserRecord | undefined {
@@ -135,8 +146,21 @@ function afterSighting(existing: CompanyRecord | undefined, sighting: Sighting):
 }
 
 function merge(stored: Attributes, sent: Attributes | undefined): Attributes {
+  // The stored object itself when nothing changes (SDKs send the same attributes again and again): its flat form
+  // then needs no rewrite.
+  if (sent === undefined || sendsNothingNew(stored, sent)) return stored;
   // Spread defines own properties (never a prototype); validation already refused `__proto__` and friends.
-  return sent === undefined ? stored : { ...stored, ...sent };
+  return { ...stored, ...sent };
+}
+
+/** Whether every attribute in `sent` is stored already with the same primitive value. */
+function sendsNothingNew(stored: Attributes, sent: Attributes): boolean {
+  for (const name in sent) {
+    const value = sent[name];
+    if (typeof value === "object" && value !== null) return false;
+    if (!Object.hasOwn(stored, name) || !Object.is(stored[name], value)) return false;
+  }
+  return true;
 }
 
 function nextLastSeen(lastSeen: number | null, sighting: Sighting): number | null {
