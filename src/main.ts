@@ -31,6 +31,7 @@ import { LocalManagementLog, type ManagementLog } from "./management/management-
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./service/applied-observers.js";
 import { migrateStore } from "./storage/schema-version.js";
+import { STORE_UPGRADES } from "./service/store-upgrades.js";
 import { KeyIndex } from "./tenancy/key-index.js";
 import { TenancyRepository } from "./tenancy/tenancy-repository.js";
 
@@ -80,7 +81,7 @@ function createExecutor(config: Config, storeShared: boolean, store: Services["s
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
   const adapters = await selectAdapters(config, log);
   const { store } = adapters;
-  await migrateStore(store);
+  await migrateStore(store, STORE_UPGRADES);
   if (!logBegun(store)) await store.write(() => noteDataBeforeLog(store));
 
   const accountRepository = new AccountRepository(store);

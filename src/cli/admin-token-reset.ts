@@ -5,6 +5,7 @@ import { newEnvelope } from "../management/envelope.js";
 import { ADMIN_ACTOR } from "../accounts/principal.js";
 import { selectAdapters } from "../runtime/adapters.js";
 import { migrateStore } from "../storage/schema-version.js";
+import { STORE_UPGRADES } from "../service/store-upgrades.js";
 import { digestKey, maskKey } from "../tenancy/identifiers.js";
 import { createLogger } from "../observability/logger.js";
 
@@ -17,7 +18,7 @@ import { createLogger } from "../observability/logger.js";
 export async function resetAdminTokenOffline(config: Config): Promise<string> {
   const { store } = await selectAdapters(config, createLogger("silent"));
   try {
-    await migrateStore(store);
+    await migrateStore(store, STORE_UPGRADES);
     const token = newAdminToken();
     const change = { ...newEnvelope(ADMIN_ACTOR, null), type: "admin-token.rotate" as const, digest: digestKey(token), hint: maskKey(token) };
     const outcome = await new LocalManagementLog(store).submit(change);

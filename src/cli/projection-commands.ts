@@ -8,6 +8,7 @@ import { createLogger } from "../observability/logger.js";
 import { rebuildProjections, verifyProjections } from "../operations/rebuild-projections.js";
 import { selectAdapters } from "../runtime/adapters.js";
 import { migrateStore } from "../storage/schema-version.js";
+import { STORE_UPGRADES } from "../service/store-upgrades.js";
 
 export const PROJECTION_USAGE = `  switchyard projections rebuild [--data-dir DIR] (offline: users, companies, event logs and analytics projected
                                                    again from the tracking log, in one transaction)
@@ -23,7 +24,7 @@ export async function runProjectionCommand(action: string | undefined, dataDir: 
   const config = loadConfig(dataDir === undefined ? service : { ...service, SWITCHYARD_DATA_DIR: dataDir });
   const { store } = await selectAdapters(config, createLogger("silent"));
   try {
-    await migrateStore(store);
+    await migrateStore(store, STORE_UPGRADES);
     if (action === "rebuild") return { ok: true, report: { success: true, ...(await rebuildProjections(store)) } };
     const report = await verifyProjections(store);
     return { ok: report.equal, report: { success: report.equal, ...report } };

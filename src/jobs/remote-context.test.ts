@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { readRemoteContext, remoteContextKey } from "../tracking/remote-contexts.js";
+import { migrateStore, SCHEMA_VERSION } from "../storage/schema-version.js";
+import { readRemoteContext, REMOTE_CONTEXTS_UPGRADE, remoteContextKey } from "../tracking/remote-contexts.js";
 import type { EvaluateJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { storedEntity } from "./remote-context.js";
@@ -79,4 +80,16 @@ it("reads and flattens the record itself where no flat form is stored beside it 
   const stored = read("company", "c2")!;
   expect([...stored.flat!]).toEqual([["company.plan", "business"], ["company.seats", "40"]]);
   expect(stored.attributes).toEqual({ plan: "business", seats: 40 });
+});
+
+it("writes the flat form of every record a version 4 data dir holds when it is upgraded", async () => {
+  await store.write(() => {
+    store.table("meta").put("schemaVersion", 4);
+    store.table("users").put(`${environmentId}\u0000u3`, { id: "u3", attributes: { role: "admin" }, firstSeen: 1, lastSeen: 1, lastCompanyId: null, lastCompanyAt: null });
+    store.table("companies").put(`${environmentId}\u0000c3`, { id: "c3", attributes: { "a.b": 1 }, firstSeen: 1, lastSeen: 1 });
+  });
+  await migrateStore(store, [REMOTE_CONTEXTS_UPGRADE]);
+  expect(store.table("meta").get("schemaVersion")).toBe(SCHEMA_VERSION);
+  expect(readRemoteContext(store, environmentId, "user", "u3")).toEqual(["user.role", "admin"]);
+  expect(readRemoteContext(store, environmentId, "company", "c3")).toBe(false);
 });

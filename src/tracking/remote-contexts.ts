@@ -8,6 +8,8 @@
 import { flattenContext } from "../evaluation/flatten-context.js";
 import type { Attributes } from "../schemas/tracking-fields.js";
 import { key, type KvStore } from "../storage/kv.js";
+import type { StoreUpgrade } from "../storage/schema-version.js";
+import type { CompanyRecord, UserRecord } from "./tracking-records.js";
 
 export type EntityKind = "user" | "company";
 
@@ -40,6 +42,19 @@ export function putRemoteContext(store: KvStore, environmentId: string, kind: En
 export function readRemoteContext(store: KvStore, environmentId: string, kind: EntityKind, id: string): RemoteContext | undefined {
   return store.table<RemoteContext>("remoteContexts").get(remoteContextKey(environmentId, kind, id));
 }
+
+/** Schema version 5: every user and company stored before it gets its flat form. */
+export const REMOTE_CONTEXTS_UPGRADE: StoreUpgrade = {
+  to: 5,
+  apply(store) {
+    for (const kind of ["user", "company"] as const) {
+      for (const { key: recordKey, value } of store.table<UserRecord | CompanyRecord>(kind === "user" ? "users" : "companies").range({})) {
+        // Record keys are key(environmentId, id): the environment is the part before the first separator.
+        putRemoteContext(store, recordKey.slice(0, recordKey.indexOf("\u0000")), kind, value.id, value.attributes);
+      }
+    }
+  },
+};
 
 /** Nesting deeper than flattening follows is left to the nested path. */
 const MAX_SAFE_DEPTH = 64;

@@ -22,7 +22,7 @@ describe(`16-character app ids from before issue 18 (${NATIVE_MODE === "0" ? "na
   beforeAll(async () => {
     const dataDir = makeDataDir();
     const store: KvStore = NATIVE_MODE === "0" ? await LogStore.open({ path: dataDir, durability: "commit" }) : new LmdbStore({ path: dataDir, durability: "commit" });
-    await migrateStore(store);
+    await migrateStore(store, []);
     const planned = planApp("Legacy", new Date().toISOString());
     const app = { ...planned.app, id: legacyId };
     const environments = planned.environments.map((environment) => ({ ...environment.record, appId: legacyId }));

@@ -19,7 +19,7 @@ export async function prepareStaleDataDir(): Promise<{ dataDir: string; planned:
     NATIVE_MODE === "0"
       ? await (await import("../../native-free/storage/log-store.js")).LogStore.open({ path: dataDir, durability: "commit" })
       : new (await import("../../src/storage/lmdb-store.js")).LmdbStore({ path: dataDir, durability: "commit" });
-  await migrateStore(store);
+  await migrateStore(store, []);
   const planned = planApp("Old app", daysAgo(60).toISOString());
   await store.write(() => new TenancyRepository(store).insertApp(planned.app, planned.trackingKeyDigest, planned.environments.map((environment) => environment.record)));
   const features = new FeatureRepository(store);
