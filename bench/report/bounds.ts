@@ -10,7 +10,7 @@ import { MIXED_MAX_ID, MIXED_PACED_ID, MIXED_SHARE_IDS } from "../serving/mixed.
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { LoadFigure } from "../support/lab.js";
 import { loadTargetRatio, P99_TARGET_MS, STAGE_TARGET_ID, type BenchReport, type Comparison } from "./model.js";
-import { UNPROFILED_CPU_ID } from "./physical-limit.js";
+import { SAME_BYTES_TARGETS, UNPROFILED_CPU_ID } from "./physical-limit.js";
 
 /** Above this idle share, a capped rate is waiting (threads on one another, or commits), not short of CPU. */
 const IDLE_WORTH_NAMING = 0.1;
@@ -47,7 +47,7 @@ function boundOf(
   const evaluated = /^evaluate-(\d+)$/.exec(target.id);
   if (evaluated) return evaluationBound(Number(evaluated[1]), report, comparison, figure);
   const physical = /^evaluate-(\d+)-(same-bytes|idle)$/.exec(target.id);
-  if (physical) return physicalLimitBound(Number(physical[1]), physical[2] as "same-bytes" | "idle", figure);
+  if (physical) return physicalLimitBound(Number(physical[1]), physical[2] as "same-bytes" | "idle", report, figure);
   switch (target.id) {
     case EVENT_ID:
       return eventBound(report, figure, comparison(EVENT_ID));
@@ -72,9 +72,10 @@ function boundOf(
  * per request beyond sending the bytes, and what the machine leaves idle under each (the load generator, `wrk -t1`, is
  * one thread: how much it alone leaves idle shows in the bare server's row).
  */
-function physicalLimitBound(features: number, kind: "same-bytes" | "idle", figure: (id: string) => LoadFigure | undefined): string {
+function physicalLimitBound(features: number, kind: "same-bytes" | "idle", report: BenchReport, figure: (id: string) => LoadFigure | undefined): string {
   const own = figure(evaluateId(features));
   const bare = figure(answerTransportId(features));
+  const target = SAME_BYTES_TARGETS.find((entry) => entry.features === features);
   const ownCpu = own?.serverCpuUsPerItem;
   const bareCpu = bare?.serverCpuUsPerItem;
   const parts: string[] = [];
@@ -88,6 +89,20 @@ function physicalLimitBound(features: number, kind: "same-bytes" | "idle", figur
   const bareIdle = bare?.machineIdleShare;
   if (finite(ownIdle) && finite(bareIdle)) {
     parts.push(`the machine sat ${percent(ownIdle)} idle under ${evaluateId(features)} and ${percent(bareIdle)} under the bare server, whose one thread never waits for another`);
+  }
+  if (kind === "same-bytes" && bare !== undefined && finite(bare.value)) {
+    const alone = evaluationAloneClause(features, report, own, { value: bare.value, name: "the same-bytes limit" }, target?.minRatio);
+    if (alone !== undefined) parts.push(alone);
+  }
+  if (kind === "same-bytes" && target?.maxP99Ms !== undefined && own !== undefined && finite(own.rps) && own.rps > 0 && own.offeredRate === undefined) {
+    // Little's law for a closed loop: every connection always has one request out, so the mean latency is
+    // connections ÷ rate, and a p99 under the bound needs a mean under it first.
+    const meanMs = (1000 * own.connections) / own.rps;
+    const needed = (1000 * own.connections) / target.maxP99Ms;
+    parts.push(
+      `with ${own.connections} connections in a closed loop the mean latency is connections ÷ rate = ${meanMs.toFixed(1)} ms, so a p99 under ${target.maxP99Ms} ms ` +
+        `needs at least ${Math.round(needed).toLocaleString("en")} req/s before any spread`,
+    );
   }
   if (parts.length === 0) return `this run measured no CPU or idle share for ${evaluateId(features)} and the bare server beside it.`;
   const tail = kind === "idle" ? " The rest of the idle share is the service's threads taking turns (the evaluate bullets above)." : "";
@@ -152,7 +167,8 @@ function evaluationBound(features: number, report: BenchReport, comparison: (id:
     parts.push(`a bare uWebSockets.js GET sending an answer of this size reached ${percent(transport.ratio)} (${transport.id})`);
   }
   const own = figure(evaluateId(features));
-  const alone = evaluationAloneClause(features, report, own, comparison(evaluateId(features)), goal);
+  const helloWorld = comparison(evaluateId(features))?.baselineValue;
+  const alone = finite(helloWorld) ? evaluationAloneClause(features, report, own, { value: helloWorld, name: "the hello-world" }, goal) : undefined;
   if (alone !== undefined) parts.push(alone);
   const workers = report.scaling.workers;
   const one = workers.find((point) => point.x === 1);
@@ -173,21 +189,20 @@ function evaluationAloneClause(
   features: number,
   report: BenchReport,
   own: LoadFigure | undefined,
-  comparison: Comparison | undefined,
+  baseline: { value: number; name: string },
   goal: number | undefined,
 ): string | undefined {
   const measuredAlone = report.baselines.evaluationAlone;
   const alone = Array.isArray(measuredAlone) ? measuredAlone.find((entry) => entry.features === features) : undefined;
   const workers = own?.server.kind === "service" ? own.server.workers : undefined;
-  const baseline = comparison?.baselineValue;
-  if (alone === undefined || !(alone.microsecondsPerAnswer > 0) || workers === undefined || workers < 1 || !finite(baseline)) return undefined;
+  if (alone === undefined || !(alone.microsecondsPerAnswer > 0) || workers === undefined || workers < 1 || !finite(baseline.value)) return undefined;
   const most = (workers * 1e6) / alone.microsecondsPerAnswer;
-  const share = most / baseline;
+  const share = most / baseline.value;
   const threads = workers === 1 ? "the one worker thread" : `its ${workers} worker threads`;
   return (
     `evaluation alone (writeAnswer in one thread over the run's distinct contexts, in-process: no HTTP, hop, remote-context read or store) took ` +
     `${alone.microsecondsPerAnswer.toFixed(1)} µs an answer, so ${threads} could answer at most ${Math.round(most).toLocaleString("en")}/s, ` +
-    `${percent(share)} of the hello-world, were every other cost nothing` +
+    `${percent(share)} of ${baseline.name}, were every other cost nothing` +
     (finite(goal) && share < goal ? ", below the target before any transport, hop or remote context" : "")
   );
 }

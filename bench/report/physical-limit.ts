@@ -8,7 +8,7 @@ import { evaluateId } from "../serving/evaluation-routes.js";
 import type { LoadFigure } from "../support/lab.js";
 import { verdict, type Comparison } from "./comparison.js";
 
-const SAME_BYTES_TARGETS = [
+export const SAME_BYTES_TARGETS = [
   { features: 10, minRatio: 0.75 },
   { features: 50, minRatio: 0.75 },
   { features: 1000, minRatio: 0.6, maxP99Ms: 25 },

@@ -184,6 +184,21 @@ describe("boundsOfMissedTargets", () => {
     expect(bullet("cpu-per-request-50-unprofiled")).toContain("the stages were not measured in this run.");
   });
 
+  it("bounds the 1,000-feature same-bytes target by evaluation alone and, for its p99, by the closed loop's mean latency", () => {
+    const measured = measurements([
+      figure("hello-uws-get", 100_000, { kind: "hello-uws" }),
+      figure("hello-uws-get-1000-features", 6_000, { kind: "hello-uws" }, { serverCpuUsPerItem: 80, machineIdleShare: 0.2 }),
+      figure("evaluate-1000", 1_800, SERVICE, { serverCpuUsPerItem: 640, machineIdleShare: 0.3, latencyMs: { p50: 24, p90: 30, p99: 39 } }),
+    ]);
+    measured.evaluationAlone = [{ features: 1000, microsecondsPerAnswer: 400, runs: [400], answersPerRound: 1_000, bytesPerAnswer: 300_000 }];
+    const line = boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **evaluate-1000-same-bytes** ("))!;
+    // One worker at 400 µs an answer: at most 2,500/s, 41.7 % of the bare server's 6,000.
+    expect(line).toContain("took 400.0 µs an answer, so the one worker thread could answer at most 2,500/s, 41.7 % of the same-bytes limit");
+    expect(line).toContain("below the target before any transport, hop or remote context");
+    // 50 connections at 1,800/s: a mean of 27.8 ms; under 25 ms needs 2,000/s.
+    expect(line).toContain("the mean latency is connections ÷ rate = 27.8 ms, so a p99 under 25 ms needs at least 2,000 req/s");
+  });
+
   it("says so when a run measured the mix but not its parts alone", () => {
     const report = buildReport(measurements([figure("mixed-max", 10_000, SERVICE), figure("mixed-70", 7_000, SERVICE, { latencyMs: { p50: 1, p90: 2, p99: 9 } })]));
     expect(boundsOfMissedTargets(report).find((bullet) => bullet.startsWith("- **mixed-70** ("))).toContain("this run did not measure the mix's parts alone at their shares of its rate.");
