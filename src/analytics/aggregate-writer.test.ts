@@ -2,26 +2,18 @@
  * Exposure cells through the writer on a real LmdbStore: a cell known to be committed is skipped without a read, and
  * what the writer remembers for one environment and day never stands in for another.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import type { KvStore } from "../storage/kv.js";
 import { AggregateWriter } from "./aggregate-writer.js";
 import { cellKey, DAY_MS, dayOf } from "./keys.js";
 
-let dir: string;
 let store: KvStore;
+const temp = useTempLmdbStore("switchyard-aggregate-writer-", "all");
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-aggregate-writer-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
-});
-
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  store = temp.store;
 });
 
 const DAY1 = 19_700 * DAY_MS;

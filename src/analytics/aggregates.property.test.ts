@@ -3,11 +3,9 @@
  * 1. what ingestion maintained equals what `rebuildAggregates` recomputes from the logs, entry for entry;
  * 2. every analytics answer read from the aggregates equals the one a full scan of the logs gives (log-scan.ts).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import type { FeatureRecord } from "../features/feature-records.js";
 import type { FeatureEventAction } from "../schemas/tracking-fields.js";
@@ -37,25 +35,19 @@ const COMPANIES = ["c0", "c1", "c2", "c3"] as const;
 const RUNS = 100;
 const TIMEOUT_MS = 180_000;
 
-let dir: string;
 let store: KvStore;
+const temp = useTempLmdbStore("switchyard-analytics-", "all");
 let appId: string;
 let features: FeatureRecord[];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-analytics-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   appId = (await new TenancyRepository(store).createApp("Analytics")).app.id;
   const repository = new FeatureRepository(store);
   await repository.putFeature(appId, "f0", { usageEvents: ["e1"] });
   await repository.putFeature(appId, "f1", { usageEvents: ["e1", "e2", "f1"] });
   await repository.putFeature(appId, "f2", {});
   features = repository.listFeatures(appId);
-});
-
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

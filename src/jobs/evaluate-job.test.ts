@@ -3,11 +3,10 @@
  * random rulesets, random stored users and companies, and random query strings — encoded or not, with conflicting,
  * aliased, refused and oddly escaped parameters — must give the same answer or the same error.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { contextValue, featureDefinitions, stringAtom } from "../../test/parity/arbitraries.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
@@ -17,19 +16,13 @@ import { evaluateJob, evaluateNested, type Evaluation } from "./evaluate-job.js"
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJobs } from "./run-job.js";
 
-let dir: string;
 let store: LmdbStore;
+const temp = useTempLmdbStore("switchyard-flat-", "all");
 let context: JobContext;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-flat-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   context = createJobContext(store);
-});
-
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const NAMES = [

@@ -3,10 +3,8 @@
  * written and rewritten with the record's attributes, and absent from records an older build wrote, where the
  * record itself is read and flattened instead.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { beforeEach, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { migrateStore, SCHEMA_VERSION } from "../storage/schema-version.js";
@@ -16,21 +14,15 @@ import { createJobContext, type JobContext } from "./job-context.js";
 import { storedEntity } from "./remote-context.js";
 import { runJobs } from "./run-job.js";
 
-let dir: string;
 let store: LmdbStore;
+const temp = useTempLmdbStore("switchyard-remote-");
 let context: JobContext;
 let environmentId: string;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-remote-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   context = createJobContext(store);
   environmentId = (await new TenancyRepository(store).createApp("Acme")).environments[0]!.id;
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Tracks `calls` and projects them, as the service does before a later read sees them. */

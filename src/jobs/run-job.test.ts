@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { beforeEach, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
@@ -11,14 +9,13 @@ import { createJobContext, type JobContext } from "./job-context.js";
 import { runJob, runJobs } from "./run-job.js";
 import { lastAppended, projectedUpTo, trackingLogRecords, trackingLogStore } from "../tracking/tracking-log.js";
 
-let dir: string;
 let store: LmdbStore;
+const temp = useTempLmdbStore("switchyard-jobs-");
 let context: JobContext;
 let envId: string;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-jobs-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   context = createJobContext(store);
   const issued = await new TenancyRepository(store).createApp("Acme");
   envId = issued.environments[0]!.id;
@@ -26,11 +23,6 @@ beforeEach(async () => {
   await features.putFeature(issued.app.id, "huddle", {});
   await features.putFeature(issued.app.id, "dark", {});
   await features.putRules(envId, "huddle", "targeting", [{ filter: { type: "constant", value: true } }]);
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const job = (call: TrackingCall, body: string): TrackJob => ({

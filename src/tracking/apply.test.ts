@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import type { FeatureRecord } from "../features/feature-records.js";
@@ -21,8 +22,8 @@ registerTrackingProjections();
 const T0 = Date.UTC(2024, 0, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-let dir: string;
 let store: KvStore;
+const temp = useTempLmdbStore("switchyard-tracking-");
 let reader: TrackingReader;
 let envId: string;
 let otherEnvId: string;
@@ -31,8 +32,7 @@ let huddle: FeatureRecord;
 let archived: FeatureRecord;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-tracking-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   reader = new TrackingReader(store);
   const issued = await new TenancyRepository(store).createApp("Acme");
   appId = issued.app.id;
@@ -42,11 +42,6 @@ beforeEach(async () => {
   huddle = (await features.putFeature(appId, "huddle", {}))!;
   archived = (await features.putFeature(appId, "old", {}))!;
   await features.archiveFeature(appId, "old");
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** One request as the HTTP layer makes it: parse, then apply. */

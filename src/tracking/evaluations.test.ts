@@ -2,12 +2,9 @@
  * The logged form of feature events sharing one context (evaluations.ts): the compact form the service logs now and
  * the form logged before project alike — the same feature-event entries and the same exposure cells.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
 import { registerTrackingProjections } from "../jobs/projections.js";
 import { evaluationCount, evaluationRow, evaluationsOf, type LoggedEvaluations } from "./evaluations.js";
 import { projectRequests } from "./project-requests.js";
@@ -16,17 +13,11 @@ import { TrackingReader } from "./reader.js";
 registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 0, 1);
-let dir: string;
 let store: KvStore;
+const temp = useTempLmdbStore("switchyard-evaluations-", "all");
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-evaluations-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
-});
-
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  store = temp.store;
 });
 
 const context = { user: { id: "u1" }, company: { id: "acme" } };

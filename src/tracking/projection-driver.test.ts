@@ -3,10 +3,8 @@
  * what was appended before it and no longer; past the read bound it is a retryable 503; tracking is refused while
  * the oldest unprojected call is older than the lag bound, and admitted again once projected.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { AppendTally } from "./append-tally.js";
@@ -14,22 +12,19 @@ import { ProjectionDriver } from "./projection-driver.js";
 import type { ProjectionStep } from "./projector.js";
 import { appendToTrackingLog, lastAppended, trackingLogStore } from "./tracking-log.js";
 
-let dir: string;
 let store: LmdbStore;
+const temp = useTempLmdbStore("switchyard-driver-");
 /** Steps asked for and not yet answered: the test answers them. */
 let pending: { resolve(step: ProjectionStep): void }[];
 let driver: ProjectionDriver | undefined;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-driver-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   pending = [];
 });
 
 afterEach(async () => {
   driver?.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 function start(limits: { maxLagMs: number; readWaitMs: number }, tally = new AppendTally()): ProjectionDriver {

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { parseTrackingCall, type TrackingCall } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { applyTracking } from "./apply.js";
 import { MAX_LIST_LIMIT } from "../storage/cursor.js";
@@ -18,23 +15,17 @@ registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 5, 1);
 
-let dir: string;
 let store: KvStore;
+const temp = useTempLmdbStore("switchyard-reader-");
 let reader: TrackingReader;
 let envId: string;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "switchyard-reader-"));
-  store = new LmdbStore({ path: dir, durability: "commit" });
+  store = temp.store;
   reader = new TrackingReader(store);
   const issued = await new TenancyRepository(store).createApp("Acme");
   envId = issued.environments[0]!.id;
   await new FeatureRepository(store).putFeature(issued.app.id, "huddle", {});
-});
-
-afterEach(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function track(call: TrackingCall, body: unknown, receivedAt = T0) {

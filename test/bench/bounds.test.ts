@@ -211,6 +211,17 @@ describe("boundsOfMissedTargets", () => {
     const line = boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **cpu-per-request-50** ("))!;
     expect(line).toContain("26.0 µs before any evaluation");
     expect(line).toContain("took 9.0 µs more, 35.0 µs before the rules themselves");
+    // Issue 33's unprofiled target: the same stages in their shares of the unprofiled CPU (no such figure here).
+    expect(boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **cpu-per-request-50-unprofiled** ("))).not.toContain("In their shares");
+  });
+
+  it("sets the unprofiled CPU per request against the same stages in their shares of it", () => {
+    const measured = measurements([figure("hello-uws-get", 100_000, { kind: "hello-uws" }), figure("evaluate-50", 20_000, SERVICE, { serverCpuUsPerItem: 40 })]);
+    const stages = { "HTTP transport and response write": 18, "thread hop": 8, "rollout hashing": 9, "evaluation (rules)": 15 } as Record<string, number>;
+    measured.stages = [{ title: "50 features", features: 50, workers: 1, requests: 1_000, rps: 20_000, totalUs: 50, stages } as StageFigure];
+    const line = boundsOfMissedTargets(buildReport(measured)).find((bullet) => bullet.startsWith("- **cpu-per-request-50-unprofiled** ("))!;
+    // 35 of 50 profiled µs is 70 %: 28.0 of the unprofiled 40.
+    expect(line).toContain("In their shares of the unprofiled 40.0 µs, those three stages come to 28.0 µs a request.");
   });
 
   it("says whether a second worker served more or less at 50 features, without a signed percentage", () => {
