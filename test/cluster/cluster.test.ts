@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp, request } from "../support/http.js";
 import { CLI, type TestServer } from "../support/server.js";
 import { openSse } from "../support/sse.js";
-import { allEvents, clusterPrefix, eventually, startClusterNode, startNatsCluster, waitStreamsCurrent, type NatsCluster } from "../support/cluster.js";
+import { allEvents, clientCredentials, clusterPrefix, eventually, startClusterNode, startNatsCluster, waitStreamsCurrent, type NatsCluster } from "../support/cluster.js";
 import { differingSequences, readStreamCopies } from "../../bench/support/stream-copies.js";
 
 const PRO_RULES = { rules: [{ filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } }] };
@@ -95,7 +95,7 @@ describe("cluster mode on NATS JetStream", () => {
 
   it("pins apps created through a node of a region to it: their configuration and tracking reach that region's streams only, no other node serves them, and it serves no unpinned app", async () => {
     const [a] = nodes as [TestServer, TestServer, TestServer];
-    const nc = await connect({ servers: nats.urls.split(","), user: nats.auth!.user, pass: nats.auth!.password, tls: { caFile: nats.caFile! } });
+    const nc = await connect({ servers: nats.urls.split(","), ...clientCredentials(nats) });
     const jsm = await jetstreamManager(nc);
     const counts = async () =>
       Object.fromEntries(

@@ -9,7 +9,7 @@ import { clientCredentials, startNatsCluster, type NatsCluster } from "../../ben
 import { request } from "./http.js";
 import { makeDataDir, startServer, type TestServer } from "./server.js";
 
-export { startNatsCluster, type NatsCluster };
+export { clientCredentials, startNatsCluster, type NatsCluster };
 
 export interface ClusterNodeOptions {
   nats: NatsCluster;
