@@ -1,4 +1,4 @@
-import { key, prefixRange, type KvStore } from "../storage/kv.js";
+import { key, lastKeyPart, prefixRange, type KvStore } from "../storage/kv.js";
 import type { AdminTokenRecord, MemberRecord, OAuthClientRecord, OAuthCodeRecord, ResetRecord, SessionRecord, TokenRecord } from "./account-records.js";
 
 type CredentialKind = "session" | "token" | "reset";
@@ -63,7 +63,7 @@ export class AccountRepository {
 
   /** Digests of a member's credentials of one kind. */
   credentialDigests(memberId: string, kind: CredentialKind): string[] {
-    return Array.from(this.credentials.range(prefixRange("member", memberId, kind)), (entry) => entry.key.slice(entry.key.lastIndexOf("\u0000") + 1));
+    return Array.from(this.credentials.range(prefixRange("member", memberId, kind)), (entry) => lastKeyPart(entry.key));
   }
 
   /** Every token of one member, or of everyone, oldest first. */

@@ -1,4 +1,4 @@
-import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import { key, lastKeyPart, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
 import { decodeCursor, encodeCursor } from "../storage/cursor.js";
 import type { AuditEntry } from "./account-records.js";
 
@@ -75,7 +75,7 @@ export class AuditLog {
       // Walk the narrower index the filter names; check the other filter on each entry.
       const [indexName, indexValue] = filter.actor !== undefined ? ["actor", filter.actor] : ["entity", filter.entity!];
       for (const hit of this.index.range(span(prefixRange(indexName, indexValue), indexName, indexValue))) {
-        const entry = this.entries.get(key("seq", hit.key.slice(hit.key.lastIndexOf("\u0000") + 1)));
+        const entry = this.entries.get(key("seq", lastKeyPart(hit.key)));
         if (!entry || (filter.entity !== undefined && entry.entity.kind !== filter.entity) || !keep(entry)) continue;
         entries.push(entry);
         if (entries.length >= limit) break;

@@ -110,6 +110,12 @@ export function prefixRange(...parts: (string | number)[]): { start: string; end
   return { start: prefix + SEPARATOR, end: prefix + AFTER_SEPARATOR };
 }
 
+/** The first part of a composite key (the environment, in every per-environment table). */
+export function firstKeyPart(compositeKey: string): string {
+  const end = compositeKey.indexOf(SEPARATOR);
+  return end === -1 ? compositeKey : compositeKey.slice(0, end);
+}
+
 /** The last part of a composite key. */
 export function lastKeyPart(compositeKey: string): string {
   return compositeKey.slice(compositeKey.lastIndexOf(SEPARATOR) + 1);

@@ -7,7 +7,7 @@
  */
 import { flattenContext } from "../evaluation/flatten-context.js";
 import type { Attributes } from "../schemas/tracking-fields.js";
-import { key, type KvStore } from "../storage/kv.js";
+import { firstKeyPart, key, type KvStore } from "../storage/kv.js";
 import type { StoreUpgrade } from "../storage/schema-version.js";
 import type { CompanyRecord, UserRecord } from "./tracking-records.js";
 
@@ -49,8 +49,8 @@ export const REMOTE_CONTEXTS_UPGRADE: StoreUpgrade = {
   apply(store) {
     for (const kind of ["user", "company"] as const) {
       for (const { key: recordKey, value } of store.table<UserRecord | CompanyRecord>(kind === "user" ? "users" : "companies").range({})) {
-        // Record keys are key(environmentId, id): the environment is the part before the first separator.
-        putRemoteContext(store, recordKey.slice(0, recordKey.indexOf("\u0000")), kind, value.id, value.attributes);
+        // Record keys are key(environmentId, id).
+        putRemoteContext(store, firstKeyPart(recordKey), kind, value.id, value.attributes);
       }
     }
   },
