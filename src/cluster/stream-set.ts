@@ -62,9 +62,12 @@ export class StreamSet {
   constructor(private readonly options: StreamSetOptions) {
     const { config, connection, names, store, positions, log, memberId } = options;
     const jsm = () => this.jsm!;
-    this.configCopyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) =>
-      log.error("the configuration stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)", { stream: names.config, ...divergence }),
-    );
+    const copyCheck = (which: "configuration" | "tracking", stream: string) =>
+      new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) =>
+        log.error(`the ${which} stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)`, { stream, ...divergence }),
+      );
+    this.configCopyCheck = copyCheck("configuration", names.config);
+    this.trackingCopyCheck = copyCheck("tracking", names.tracking);
     this.management = new ClusterConfigLog({
       store,
       connection,
@@ -76,9 +79,6 @@ export class StreamSet {
       onPublished: options.onConfigPublished,
       copyCheck: this.configCopyCheck,
       ...(options.accepts ? { accepts: options.accepts.change } : {}),
-    });
-    this.trackingCopyCheck = new StreamCopyCheck(DUPLICATE_WINDOW_MS, (divergence) => {
-      log.error("the tracking stream's copy this node reads differs from what JetStream acknowledged (a NATS server fault: see docs/CLUSTER.md)", { stream: names.tracking, ...divergence });
     });
     this.publisher = new TrackingPublisher({
       connection,
