@@ -1,4 +1,4 @@
-import { parseJsonBody } from "../schemas/json-body.js";
+import { parseJsonBody, SDK_BODY } from "../schemas/json-body.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { parseTrackingCall, type TrackingItem } from "../schemas/tracking.js";
 import { prepareFeedback } from "../tracking/logged-feedback.js";
@@ -14,7 +14,7 @@ export const tracked = (): JobResult => ({ status: 200, body: OK_BODY, headers: 
 
 /** Parses and validates one tracking request as a whole; throws INVALID_BODY (or the body's own 4xx) otherwise. */
 export function parseTrackJob(job: TrackJob): readonly TrackingItem[] {
-  const body = parseJsonBody(job.body, job.contentType);
+  const body = parseJsonBody(job.body, job.contentType, SDK_BODY);
   const parsed = parseTrackingCall(job.call, body);
   if (!parsed.ok) throw new ServiceError("INVALID_BODY", undefined, parsed.issues);
   return parsed.items;

@@ -1,4 +1,5 @@
 import { ServiceError } from "../errors/catalogue.js";
+import { findLoneSurrogate, mayHoldLoneSurrogate, replaceLoneSurrogates } from "./well-formed.js";
 
 /** Deepest JSON nesting accepted in any body; far above what the contract needs, far below what breaks a parser. */
 export const MAX_JSON_DEPTH = 64;
@@ -70,8 +71,24 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   return mediaType === "application/json";
 }
 
+export interface JsonBodyOptions {
+  maxDepth?: number;
+  /**
+   * What a string holding a lone UTF-16 surrogate gets (API.md §2): `refuse` (management bodies: a 400 naming its
+   * path) or `replace` (tracking: U+FFFD in its place, as the store would keep it).
+   */
+  loneSurrogates?: "refuse" | "replace";
+}
+
+/**
+ * Bodies the SDKs send about users and companies (tracking, opt-in, feedback prompting): never refused for a lone
+ * surrogate, which gets U+FFFD, so an opt-in lands on the same user record tracking made for that id.
+ */
+export const SDK_BODY: JsonBodyOptions = { loneSurrogates: "replace" };
+
 /** Decodes and parses a JSON body, answering the contract's 400s for anything a client got wrong. */
-export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined, maxDepth = MAX_JSON_DEPTH): unknown {
+export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined, options: JsonBodyOptions = {}): unknown {
+  const { maxDepth = MAX_JSON_DEPTH, loneSurrogates = "refuse" } = options;
   if (!isJsonContentType(contentType)) throw new ServiceError("UNSUPPORTED_CONTENT_TYPE");
   if (!body || body.length === 0) throw new ServiceError("MALFORMED_JSON", "The request body is empty.");
   let text: string;
@@ -89,10 +106,14 @@ export function parseJsonBody(body: Uint8Array | null, contentType: string | und
   } catch (error) {
     throw new ServiceError("MALFORMED_JSON", `The request body is not valid JSON: ${(error as Error).message}`);
   }
-  // The walk is bounded by the depth check above; it only runs when the text could hold the key at all.
+  // The walks are bounded by the depth check above; each only runs when the text could hold what it looks for.
   const prototypeKey = mayHoldPrototypeKey(text) ? findPrototypeKey(parsed) : undefined;
   if (prototypeKey !== undefined) {
     throw new ServiceError("INVALID_BODY", undefined, [{ path: prototypeKey, message: '"__proto__" is not allowed as a key' }]);
   }
+  if (!mayHoldLoneSurrogate(text)) return parsed;
+  if (loneSurrogates === "replace") return replaceLoneSurrogates(parsed);
+  const illFormed = findLoneSurrogate(parsed);
+  if (illFormed !== undefined) throw new ServiceError("INVALID_BODY", undefined, [illFormed]);
   return parsed;
 }

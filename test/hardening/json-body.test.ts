@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { exceedsJsonDepth, findPrototypeKey, MAX_JSON_DEPTH, parseJsonBody } from "../../src/schemas/json-body.js";
+import { exceedsJsonDepth, findPrototypeKey, MAX_JSON_DEPTH, parseJsonBody, SDK_BODY } from "../../src/schemas/json-body.js";
 import { ServiceError } from "../../src/errors/catalogue.js";
 
 const JSON_TYPE = "application/json";
@@ -115,5 +115,50 @@ describe("parseJsonBody", () => {
     expect(refusal(() => parse('{"a":')).code).toBe("MALFORMED_JSON");
     expect(refusal(() => parse(Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d]))).message).toMatch(/UTF-8/);
     expect(parseJsonBody(Buffer.from("[1]"), "Application/JSON; charset=utf-8")).toEqual([1]);
+  });
+});
+
+describe("lone UTF-16 surrogates", () => {
+  const surrogate = "must be well-formed Unicode: it holds a lone UTF-16 surrogate";
+
+  it.each([
+    ['{"name":"\\ud83d"}', "name"],
+    ['{"rules":[{"filter":{"values":["ok","a\\udc00b"]}}]}', "rules.0.filter.values.1"],
+    ['["\\uDBFF\\uDBFF\\uDC00"]', "0"],
+    ['"\\ud800"', ""],
+  ])("refuses one anywhere in a management body, naming its path: %s", (body, path) => {
+    const error = refusal(() => parse(body));
+    expect(error.code).toBe("INVALID_BODY");
+    expect(error.validationErrors).toEqual([{ path, message: surrogate }]);
+  });
+
+  it("names a key holding one with U+FFFD in its place, so the answer is well-formed itself", () => {
+    const error = refusal(() => parse('{"payload":{"a\\ud83d":1}}'));
+    expect(error.validationErrors).toEqual([{ path: "payload.a\ufffd", message: expect.stringContaining("key") }]);
+    expect(JSON.stringify(error.validationErrors)).not.toMatch(/\\ud83d/);
+  });
+
+  it("keeps surrogate pairs, escaped or not, and escaped backslashes before a u", () => {
+    expect(parse('{"a":"\\ud83d\\ude00","b":"\ud83d\ude00","c":"\\\\ud83d"}')).toEqual({ a: "\ud83d\ude00", b: "\ud83d\ude00", c: "\\ud83d" });
+  });
+
+  it("gives an SDK body U+FFFD in place of each one, keys included, and refuses nothing for it", () => {
+    const body = '[{"userId":"u\\ud83d","attributes":{"k\\udc00":"\\ud83d\\ud83d\\ude00","n":1}}]';
+    expect(parseJsonBody(Buffer.from(body), JSON_TYPE, SDK_BODY)).toEqual([{ userId: "u\ufffd", attributes: { "k\ufffd": "\ufffd\ud83d\ude00", n: 1 } }]);
+  });
+
+  it("agrees with String.prototype.isWellFormed on any string of surrogates and letters", () => {
+    const wellFormed = (text: string) => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("\ud83d", "\ude00", "\udbff", "\udc00", "a", "\u00e9"), { maxLength: 8 }), (parts) => {
+        const text = parts.join("");
+        const body = Buffer.from(JSON.stringify({ text }));
+        if (wellFormed(text)) expect(parse(body)).toEqual({ text });
+        else expect(refusal(() => parse(body)).validationErrors).toEqual([{ path: "text", message: surrogate }]);
+        const replaced = (text as unknown as { toWellFormed(): string }).toWellFormed();
+        expect(parseJsonBody(body, JSON_TYPE, SDK_BODY)).toEqual({ text: replaced });
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, request } from "../support/http.js";
 import { startServer, type TestServer } from "../support/server.js";
 
-type Behaviour = "ok" | "5xx" | "redirect" | "html" | "wrong-shape" | "slow" | "refused";
+type Behaviour = "ok" | "5xx" | "redirect" | "html" | "wrong-shape" | "slow" | "refused" | "lone-surrogate";
 
 describe("Unleash importer against a misbehaving server", () => {
   let server: TestServer;
@@ -29,7 +29,11 @@ describe("Unleash importer against a misbehaving server", () => {
       if (path === "/api/admin/environments") return json(200, { environments: [{ name: "production" }] });
       if (path === "/api/admin/projects") return json(200, { projects: [{ id: "default" }] });
       if (path === "/api/admin/projects/default/features") return json(200, { features: [{ name: "one" }] });
-      if (path.startsWith("/api/admin/projects/default/features/one")) return json(200, { name: "one", environments: [{ name: "production", enabled: true, strategies: [] }] });
+      if (path.startsWith("/api/admin/projects/default/features/one")) {
+        // An emoji cut in half in Unleash's description: JSON.stringify sends it as the escape "\ud83d".
+        const description = behaviour === "lone-surrogate" ? "Rooms \ud83d" : undefined;
+        return json(200, { name: "one", ...(description !== undefined ? { description } : {}), environments: [{ name: "production", enabled: true, strategies: [] }] });
+      }
       if (path !== "/api/admin/segments") return json(404, {});
       switch (behaviour) {
         case "5xx":
@@ -88,6 +92,18 @@ describe("Unleash importer against a misbehaving server", () => {
     const audit = await request(server.url, "GET", "/admin/audit?limit=1000", { token: server.adminToken });
     expect(JSON.stringify(audit.body)).not.toContain("secret-unleash-token");
     expect(server.output.join("\n")).not.toContain("secret-unleash-token");
+  });
+
+  it("refuses with 400 naming the path a string holding a lone UTF-16 surrogate that Unleash answered, and imports nothing", async () => {
+    behaviour = "lone-surrogate";
+    const before = (await request(server.url, "GET", `/admin/apps/${app.app.id}/export`, { token: server.adminToken })).body.document.features;
+    for (const dryRun of [true, false]) {
+      const reply = await importOnce(dryRun);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe("INVALID_DOCUMENT");
+      expect(reply.body.error.validationErrors).toEqual([{ path: "features.0.description", message: expect.stringContaining("lone UTF-16 surrogate") }]);
+    }
+    expect((await request(server.url, "GET", `/admin/apps/${app.app.id}/export`, { token: server.adminToken })).body.document.features).toEqual(before);
   });
 
   it("gives up on a call after 10 s with a 502", async () => {

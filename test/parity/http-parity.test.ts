@@ -35,6 +35,12 @@ function queryOf(context: Record<string, unknown>): string {
     .join("&");
 }
 
+/** Whether a rule tree holds a string (value or key) that is not well-formed Unicode: a lone surrogate. */
+const holdsLoneSurrogate = (value: unknown): boolean =>
+  typeof value === "string"
+    ? !value.isWellFormed()
+    : typeof value === "object" && value !== null && Object.entries(value).some(([name, item]) => !name.isWellFormed() || holdsLoneSurrogate(item));
+
 const RULESETS = 60;
 const CONTEXTS_PER_RULESET = 15;
 
@@ -48,6 +54,7 @@ describe("evaluation parity over HTTP, with @bucketco/flag-evaluation and @refla
     });
     let compared = 0;
     let storedRulesets = 0;
+    let refusedForSurrogates = 0;
     // The reference reports unparsable dates on console.error; the generated values include some on purpose.
     const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
@@ -64,6 +71,14 @@ describe("evaluation parity over HTTP, with @bucketco/flag-evaluation and @refla
           const config = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/config`, { variants: definition.config.variants });
           // Trees the reference would also reject (a missing operand, say) are refused on save: nothing to compare.
           if (targeting.status !== 200 || config.status !== 200) stored = false;
+          // A lone surrogate (API.md §2) is refused, never stored as U+FFFD: rules served otherwise than they were saved
+          // would evaluate otherwise than the reference does on what was sent.
+          for (const [sent, reply] of [[definition.targeting.rules, targeting], [definition.config.variants, config]] as const) {
+            if (!holdsLoneSurrogate(sent)) continue;
+            expect(reply.status, JSON.stringify(sent)).toBe(400);
+            expect(reply.body.error.validationErrors[0].message).toMatch(/lone UTF-16 surrogate/);
+            refusedForSurrogates++;
+          }
         }
         if (!stored) continue;
         storedRulesets++;
@@ -84,6 +99,8 @@ describe("evaluation parity over HTTP, with @bucketco/flag-evaluation and @refla
     }
     // The comparison only means something if most generated rulesets were storable.
     expect(storedRulesets).toBeGreaterThan(RULESETS / 2);
+    // The generators draw lone surrogates as rule operands: the refusal above was exercised.
+    expect(refusedForSurrogates).toBeGreaterThan(0);
     expect(compared).toBe(storedRulesets * CONTEXTS_PER_RULESET);
   });
 });

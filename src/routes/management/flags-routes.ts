@@ -1,6 +1,7 @@
 /** Flags as files (API.md §13.2): export an app's flags as a document, import one with or without a dry run. */
 import { appOrNotFound } from "../kit/route-lookups.js";
 import { MAX_JSON_DEPTH, parseJsonBody } from "../../schemas/json-body.js";
+import { findLoneSurrogate } from "../../schemas/well-formed.js";
 import { ok } from "../../http/responses.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
@@ -39,6 +40,9 @@ export function dryRunOf(context: Context): boolean {
 
 /** Validates a document against `app` (environments and segments by name); a 400 naming every problem otherwise. */
 export function validDocument(services: Services, app: AppRecord, input: unknown): FlagsDocument {
+  // A document body was checked as it was parsed; what the Unleash importer built from Unleash's answers was not.
+  const illFormed = findLoneSurrogate(input);
+  if (illFormed !== undefined) throw new ServiceError("INVALID_DOCUMENT", undefined, [illFormed]);
   const flags = readAppFlags(flagRepositories(services), app);
   const validation = validateFlagsDocument(
     input,
@@ -97,7 +101,7 @@ export const FLAGS_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     managementRoute<Services>("write", IMPORT_BODY_LIMIT, async (context) => {
       const app = appOrNotFound(context);
       dryRunOf(context);
-      const document = validDocument(context.services, app, parseJsonBody(context.request.body, context.request.headers["content-type"], DOCUMENT_JSON_DEPTH));
+      const document = validDocument(context.services, app, parseJsonBody(context.request.body, context.request.headers["content-type"], { maxDepth: DOCUMENT_JSON_DEPTH }));
       return importDocument(context, app, document, { source: "document", warnings: [] });
     }),
   ],

@@ -15,6 +15,7 @@ import * as v from "valibot";
 import type { ManagementPrincipal } from "../../accounts/principal.js";
 import { authorize } from "../../accounts/permissions.js";
 import type { RouteContext } from "../kit/route.js";
+import { findLoneSurrogate } from "../../schemas/well-formed.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { toValidationIssues } from "../../schemas/issues.js";
 import type { Services } from "../kit/services.js";
@@ -54,6 +55,8 @@ async function callTool(context: RouteContext<Services>, principal: ManagementPr
   try {
     // The role table decides, as for the HTTP routes: a write tool counts as a state-changing request.
     authorize(principal, tool.permission, tool.permission === "read" ? "GET" : "POST");
+    const illFormed = findLoneSurrogate(args);
+    if (illFormed !== undefined) throw new ServiceError("INVALID_BODY", "The tool's arguments are invalid.", [illFormed]);
     const parsed = v.safeParse(tool.input, args ?? {});
     if (!parsed.success) throw new ServiceError("INVALID_BODY", "The tool's arguments are invalid.", toValidationIssues(parsed.issues));
     // The route is public (its 401 carries the OAuth challenge); the tools act as the authenticated caller.

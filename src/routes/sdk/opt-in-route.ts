@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { parseJsonBody } from "../../schemas/json-body.js";
+import { parseJsonBody, SDK_BODY } from "../../schemas/json-body.js";
 import { ok } from "../../http/responses.js";
 import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
@@ -14,7 +14,7 @@ import { newEnvelope } from "../../management/envelope.js";
 async function setOptIn(context: RouteContext<Services>): Promise<ApiResponse> {
   const { appId, environmentId } = environmentOf(context.principal);
   const { services, request } = context;
-  const body = parseOrThrow(v.safeParse, OptInBody, parseJsonBody(request.body, request.headers["content-type"]));
+  const body = parseOrThrow(v.safeParse, OptInBody, parseJsonBody(request.body, request.headers["content-type"], SDK_BODY));
   const id = body.context[body.scope]?.id;
   if (id === undefined || id === null) {
     throw new ServiceError("INVALID_BODY", undefined, [{ path: `context.${body.scope}.id`, message: `is required for scope "${body.scope}"` }]);

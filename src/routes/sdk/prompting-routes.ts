@@ -15,7 +15,8 @@
  *    (40000–49999), after which the Bucket SDK forgets its cached token and asks for a new one.
  */
 import * as v from "valibot";
-import { parseJsonBody } from "../../schemas/json-body.js";
+import { parseJsonBody, SDK_BODY } from "../../schemas/json-body.js";
+import { toWellFormed } from "../../schemas/well-formed.js";
 import { ok } from "../../http/responses.js";
 import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
@@ -70,7 +71,8 @@ export function promptingAfterTracking(services: Services, environmentId: string
     if (typeof item !== "object" || item === null) continue;
     const { type, userId } = item as { type?: unknown; userId?: unknown };
     if (call === "bulk" && type !== "event") continue;
-    if (typeof userId === "string" || typeof userId === "number") users.add(String(userId));
+    // As the tracking call stored it: U+FFFD in place of a lone surrogate.
+    if (typeof userId === "string" || typeof userId === "number") users.add(toWellFormed(String(userId)));
   }
   prompting.hub.usersTracked(environmentId, users);
 }
@@ -157,7 +159,7 @@ function openPromptStream(context: RouteContext<Services>): StreamResponse {
 }
 
 const promptingInit = async (context: RouteContext<Services>): Promise<ApiResponse> => {
-  const body = parseJsonBody(context.request.body, context.request.headers["content-type"]);
+  const body = parseJsonBody(context.request.body, context.request.headers["content-type"], SDK_BODY);
   const { userId } = parseOrThrow(v.safeParse, UserBody, body);
   const channel = await channelFor(context, userId);
   return channel === undefined ? NOT_OFFERED() : ok({ channel });
@@ -176,7 +178,7 @@ const promptingAuth = async (context: RouteContext<Services>): Promise<ApiRespon
 };
 
 const requestToken = async (context: RouteContext<Services>): Promise<ApiResponse> => {
-  const body = parseOrThrow(v.safeParse, TokenRequestBody, parseJsonBody(context.request.body, context.request.headers["content-type"]));
+  const body = parseOrThrow(v.safeParse, TokenRequestBody, parseJsonBody(context.request.body, context.request.headers["content-type"], SDK_BODY));
   const environmentId = context.params.keyName!;
   if (body.keyName !== environmentId) refusedToken("The token request is for another key.");
   const prompts = context.services.prompting.prompts;
