@@ -1,6 +1,7 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { ProjectionGate, ProjectionStatus } from "../tracking/projection-driver.js";
 import type { ClusterNode } from "./cluster-node.js";
+import { AttributeWrites } from "../tracking/attribute-writes.js";
 
 /**
  * Cluster mode's projection gate: the JetStream tracking stream is the log and each node's applier its projector
@@ -8,10 +9,15 @@ import type { ClusterNode } from "./cluster-node.js";
  * read begins: what any node acknowledged before it (while JetStream is unreachable it serves what it holds).
  */
 export class ClusterProjection implements ProjectionGate {
+  /** This node's own acknowledgments: what another node acknowledged reaches evaluation here within the lag bound. */
+  readonly attributeWrites: AttributeWrites;
+
   constructor(
     private readonly node: ClusterNode,
     private readonly limits: { maxLagMs: number; readWaitMs: number },
-  ) {}
+  ) {
+    this.attributeWrites = new AttributeWrites(() => this.caughtUp(), limits.maxLagMs);
+  }
 
   admit(_mayHold: boolean): undefined {
     const { lagMs } = this.status();

@@ -3,6 +3,7 @@ import type { KvStore } from "../storage/kv.js";
 import type { AppendTally } from "./append-tally.js";
 import type { ProjectionStep } from "./projector.js";
 import { lastAppended } from "./tracking-log.js";
+import { AttributeWrites } from "./attribute-writes.js";
 
 /** What the routes ask of the projection: admission by lag, and reads that wait for what came before them. */
 export interface ProjectionGate {
@@ -20,6 +21,8 @@ export interface ProjectionGate {
    * with a retryable 503 past the read wait bound.
    */
   caughtUp(): Promise<void> | undefined;
+  /** Read-your-writes for remote context (attribute-writes.ts): what evaluation waits for, bounded, before it reads. */
+  readonly attributeWrites: AttributeWrites;
   /** How far behind the projection is, for /metrics and /health. */
   status(): ProjectionStatus;
 }
@@ -96,11 +99,13 @@ export class ProjectionDriver implements ProjectionGate {
   private pollTimer: NodeJS.Timeout | undefined;
   private pacedTimer: NodeJS.Timeout | undefined;
   private lastStepEndedAt = 0;
+  readonly attributeWrites: AttributeWrites;
 
   constructor(private readonly options: ProjectionDriverOptions, start: { position: number; appended: number }) {
     this.position = start.position;
     this.appendedSeen = start.appended;
     this.committedAtStart = options.tally.committedTotal();
+    this.attributeWrites = new AttributeWrites(() => this.caughtUp(), options.maxLagMs);
     if (this.position < this.appendedSeen) {
       this.firstAppendSinceStepStart = Date.now();
       this.schedule();

@@ -12,8 +12,13 @@ function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiRes
   const { services, request } = context;
   const wanted = waitForVersionParam(request.query);
   const acceptEncoding = request.headers["accept-encoding"];
-  if (wanted === undefined) return evaluateNow(services, environmentId, request.query, acceptEncoding, onlyEnabled);
-  return waitForFlagState(services, environmentId, wanted).then(() => evaluateNow(services, environmentId, request.query, acceptEncoding, onlyEnabled));
+  // Attributes of user and company calls acknowledged before this request fill its context (remote context), so
+  // their projection comes first; before the answer cache too, which the projection invalidates.
+  const attributes = services.projection.attributeWrites.projected(environmentId);
+  const flagState = wanted === undefined ? undefined : waitForFlagState(services, environmentId, wanted);
+  const now = () => evaluateNow(services, environmentId, request.query, acceptEncoding, onlyEnabled);
+  if (attributes === undefined && flagState === undefined) return now();
+  return Promise.all([attributes, flagState]).then(now);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { TrackingCall } from "../../schemas/tracking.js";
 import type { Services } from "../kit/services.js";
 import { promptingAfterTracking } from "./prompting-routes.js";
 import { trackReplicated } from "./replicated-tracking.js";
+import { mayChangeAttributes } from "../../tracking/attribute-writes.js";
 
 /** A user with a feedback prompt stream open may qualify for a survey once the call is projected. */
 function promptWhenProjected(services: Services, environmentId: string, call: TrackingCall, body: Uint8Array | null): void {
@@ -24,7 +25,11 @@ function track(call: TrackingCall) {
     const held = services.projection.admit(call === "bulk" || call === "feature-events");
     if (held !== undefined) await held;
     // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
-    if (services.cluster !== undefined) return trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
+    if (services.cluster !== undefined) {
+      const replicated = await trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
+      if (replicated.status === 200 && mayChangeAttributes(call, context.request.body)) services.projection.attributeWrites.acknowledged(environmentId);
+      return replicated;
+    }
     const response = await services.executor.run({
       kind: "track",
       environmentId,
@@ -35,6 +40,7 @@ function track(call: TrackingCall) {
     });
     if (response.status === 200) {
       // Logged: the projector applies it (and tells the evaluation cache of changed attributes when it has).
+      if (mayChangeAttributes(call, context.request.body)) services.projection.attributeWrites.acknowledged(environmentId);
       services.projection.appended();
       promptWhenProjected(services, environmentId, call, context.request.body);
     }
