@@ -304,7 +304,7 @@ describe("cluster mode on NATS JetStream", () => {
     const load = async (node: TestServer, lane: string) => {
       for (let index = 0; !stop; index++) {
         const name = `nats-${lane}-${index}`;
-        const reply = await request(node.url, "POST", "/event", { token: publishable, body: { event: name, userId: "nats" } });
+        const reply = await request(node.url, "POST", "/event", { token: publishable, body: { event: name, userId: "nats" }, retry: false });
         if (reply.status === 200) acknowledged.push(name);
         else {
           // Not acknowledged: a retryable 503, never a 500.
@@ -420,7 +420,7 @@ describe("cluster mode on NATS JetStream", () => {
   it("keeps a node with wrong NATS credentials out of the cluster, unhealthy, and never logs the password", async () => {
     const intruder = await startClusterNode({ nats, prefix, nodeId: "intruder", env: { SWITCHYARD_CLUSTER_PASSWORD: "wrong-password" } });
     try {
-      const health = await request(intruder.url, "GET", "/health");
+      const health = await request(intruder.url, "GET", "/health", { retry: false });
       expect(health.status).toBe(503);
       expect(health.body.cluster).toMatchObject({ connected: false, caughtUp: false });
       expect((await request(intruder.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "x", userId: "u" } })).status).toBe(401);
@@ -428,7 +428,7 @@ describe("cluster mode on NATS JetStream", () => {
       // Its store is empty and stays so: it knows no key, so the front-facing API refuses them.
       expect((await request(intruder.url, "GET", `/features/evaluated?publishableKey=${keys.production.publishableKey}`)).status).toBe(401);
       // Cluster status needs the cluster.
-      expect((await admin(intruder, "GET", "/admin/cluster")).status).toBe(503);
+      expect((await request(intruder.url, "GET", "/admin/cluster", { token: intruder.adminToken, retry: false })).status).toBe(503);
     } finally {
       await intruder.kill();
     }
@@ -440,16 +440,16 @@ describe("cluster mode on NATS JetStream", () => {
     const path = `/features/evaluated?publishableKey=${keys.production.publishableKey}&context.company.id=initech`;
     const before = await request(a.url, "GET", path);
     await Promise.all(nats.servers.map((server) => server.kill()));
-    const health = await eventually(() => request(a.url, "GET", "/health"), (reply) => reply.status === 503);
+    const health = await eventually(() => request(a.url, "GET", "/health", { retry: false }), (reply) => reply.status === 503);
     expect(health.body).toMatchObject({ success: false, cluster: { connected: false, caughtUp: false } });
     const evaluated = await request(a.url, "GET", path);
     expect(evaluated.status).toBe(200);
     expect(evaluated.body).toEqual(before.body);
-    const tracked = await request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" } });
+    const tracked = await request(a.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" }, retry: false });
     expect(tracked.status).toBe(503);
     expect(tracked.headers.get("retry-after")).toBe("1");
     expect(tracked.body.error.code).toBe("CLUSTER_UNAVAILABLE");
-    const change = await admin(a, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { rules: [] });
+    const change = await request(a.url, "PUT", `/admin/environments/${keys.production.id}/features/huddle/targeting`, { token: a.adminToken, body: { rules: [] }, retry: false });
     expect(change.status).toBe(503);
     expect(a.output.some((line) => line.includes('"cluster disconnected'))).toBe(true);
 
@@ -459,8 +459,8 @@ describe("cluster mode on NATS JetStream", () => {
     const restarted = await startClusterNode({ nats, prefix, nodeId: "c", dataDir: c.dataDir });
     nodes[2] = restarted;
     expect((await request(restarted.url, "GET", path)).body).toEqual(before.body);
-    expect((await request(restarted.url, "GET", "/health")).status).toBe(503);
-    expect((await request(restarted.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" } })).status).toBe(503);
+    expect((await request(restarted.url, "GET", "/health", { retry: false })).status).toBe(503);
+    expect((await request(restarted.url, "POST", "/event", { token: keys.production.publishableKey, body: { event: "offline", userId: "u1" }, retry: false })).status).toBe(503);
 
     // NATS comes back (same store dirs): the node reconnects, catches up and takes tracking again.
     await Promise.all(nats.servers.map((server) => server.start()));

@@ -31,6 +31,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     oldPublishable = app.environments.find((each: { name: string }) => each.name === "production").publishableKey;
     ({ page, context, errors } = await harness.open());
     await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
+    // Signed in at /dashboard/, the page has settled on the only app's URL: navigating now cannot be overtaken.
+    expect(new URL(page.url()).hash).toBe(`#/apps/${app.id}/environments/${app.defaultEnvironmentId}/features`);
   });
   afterAll(async () => {
     await context?.close();

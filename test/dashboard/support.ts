@@ -12,6 +12,7 @@ import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { beforeEach, expect } from "vitest";
 import { ACCOUNT_TEST_ENV, createMember, PASSWORD } from "../support/accounts.js";
 import { startServer, type StartOptions, type TestServer } from "../support/server.js";
+import { parseRoute } from "../../src/dashboard/router.js";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -102,7 +103,10 @@ export async function signInByKeyboard(page: Page, url: string, email: string, p
   await fillSignIn(page, email, password);
 }
 
-/** Signs in on the form a signed-out visit shows (the page stays at its URL), by keyboard. */
+/**
+ * Signs in on the form a signed-out visit shows (the page stays at its URL), by keyboard; returns once the dashboard
+ * settled on its URL (see dashboardSettled).
+ */
 export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByRole("heading", { name: "Sign in to Switchyard" }).waitFor();
   await page.getByLabel("Email").focus();
@@ -111,6 +115,18 @@ export async function fillSignIn(page: Page, email: string, password: string): P
   await page.keyboard.type(password);
   await page.keyboard.press("Enter");
   await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await dashboardSettled(page);
+}
+
+/**
+ * Resolves once the dashboard settled on its URL. `/dashboard/` alone, or a page named without its app, is replaced
+ * by the default app's URL once the app list has loaded (src/dashboard/App.tsx): a test navigating before that would
+ * be overtaken by the replacement. With no app to name, the page offers to create one and the URL stays.
+ */
+export async function dashboardSettled(page: Page): Promise<void> {
+  const namesApp = page.waitForURL((url) => parseRoute(url.hash.replace(/^#/, "").split("?")[0] || "/").kind !== "default");
+  const noApp = page.getByRole("heading", { name: "Create your first app" }).waitFor();
+  await Promise.any([namesApp, noApp]);
 }
 
 /** Runs axe-core in the page (evaluated over the DevTools protocol, which the page's CSP does not govern). */

@@ -5,12 +5,46 @@ export interface JsonReply<T = Record<string, any>> {
   body: T;
 }
 
-export async function request<T = Record<string, any>>(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; rawBody?: string | Buffer; contentType?: string; headers?: Record<string, string> } = {},
-): Promise<JsonReply<T>> {
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /**
+   * Whether a retryable refusal (503 or 429 with `Retry-After`) is waited out and the request sent again, as the
+   * SDKs' callers do (default). A test whose subject is the refusal itself says `retry: false`.
+   */
+  retry?: boolean;
+}
+
+/** The longest Retry-After waited out; a longer one (a sign-in throttle's window) is answered as it is. */
+const MAX_RETRY_AFTER_S = 5;
+/** How often one request is sent again before its refusal is answered. */
+const MAX_RETRIES = 10;
+
+/** The seconds a retryable refusal asks to wait, or undefined when the reply is not one to wait out. */
+function retryAfter(reply: JsonReply<unknown>): number | undefined {
+  if (reply.status !== 503 && reply.status !== 429) return undefined;
+  const header = reply.headers.get("retry-after");
+  const seconds = header === null || header.trim() === "" ? Number.NaN : Number(header);
+  return Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_RETRY_AFTER_S ? seconds : undefined;
+}
+
+/**
+ * One call to the server under test, its answer parsed as JSON. Under load the service sheds work with retryable
+ * refusals (a projection behind, a full queue); like an SDK's caller, this waits as told and tries again.
+ */
+export async function request<T = Record<string, any>>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<JsonReply<T>> {
+  for (let retries = 0; ; retries++) {
+    const reply = await requestOnce<T>(baseUrl, method, path, options);
+    const wait = options.retry === false || retries === MAX_RETRIES ? undefined : retryAfter(reply);
+    if (wait === undefined) return reply;
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  }
+}
+
+async function requestOnce<T>(baseUrl: string, method: string, path: string, options: RequestOptions): Promise<JsonReply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let payload: string | Buffer | undefined;
