@@ -6,7 +6,7 @@
  *
  * What a reader does by hand is done for them, and nothing else is changed: the port is the test server's
  * (`localhost:3000` is replaced, and SWITCHYARD_PORT tells the CLI), the password prompt is answered from a file, and
- * `TOKEN=sya_…` gets the secret `tokens create` printed.
+ * `TOKEN=sya_…` gets the secret `tokens create` printed (kept in a file as it is printed).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnListening, type Listening } from "../../bench/support/spawn-listening.js";
+import { ACCOUNT_TEST_ENV } from "../support/accounts.js";
 import { CLI, NATIVE_MODE } from "../support/server.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -59,7 +60,8 @@ describe("the README walk-through on a fresh data dir", () => {
     symlinkSync(join(ROOT, "dist"), join(dir, "dist"));
     writeFileSync(join(dir, "password"), `${PASSWORD}\n`);
     // `npm start` in another terminal, from the same directory: ./data, and an admin token generated on first start.
-    const env: Record<string, string> = { SWITCHYARD_PORT: "0", SWITCHYARD_HOST: "127.0.0.1", SWITCHYARD_NATIVE: NATIVE_MODE, SWITCHYARD_WORKERS: "1", SWITCHYARD_DATA_DIR: join(dir, "data") };
+    // (Cheaper password hashes than the default, as in every suite: the answers are the same.)
+    const env: Record<string, string> = { ...ACCOUNT_TEST_ENV, SWITCHYARD_PORT: "0", SWITCHYARD_HOST: "127.0.0.1", SWITCHYARD_NATIVE: NATIVE_MODE, SWITCHYARD_WORKERS: "1", SWITCHYARD_DATA_DIR: join(dir, "data") };
     server = await spawnListening([CLI, "serve"], { env, timeoutMs: 20_000, onLine: (line) => output.push(line) });
   });
   afterAll(async () => {
