@@ -9,6 +9,8 @@ export interface FeedbackEntry {
   feedbackId: string;
   userId: string;
   companyId: string | null;
+  /** The company its satisfaction counts for: `companyId`, else its user's company when it was sent. */
+  countsForCompanyId: string | null;
   key: string;
   score: number | null;
   comment: string | null;
@@ -50,7 +52,8 @@ export function FeedbackList({ entries }: { entries: FeedbackEntry[] }) {
           <td>{entry.score ?? "—"}</td>
           <td>{entry.comment ?? ""}</td>
           <td>
-            <EntityLink kind="companies" id={entry.companyId} />
+            <EntityLink kind="companies" id={entry.companyId ?? entry.countsForCompanyId} />
+            {entry.companyId === null && entry.countsForCompanyId !== null && <span class="muted small"> (its user's)</span>}
           </td>
           <td>
             <EntityLink kind="users" id={entry.userId} />
