@@ -3,7 +3,7 @@
  * feature of an app that is not the newest leads through sign-in back to it; reload, back and forward; unknown app,
  * environment and feature get a not-found page at their URL; the Reflag CLI's links (`/envs/…/features/…`) redirect
  * to the feature's page and `/cli-login/success` says the CLI is signed in. Then the feature page's structure: its
- * name as title, sections to jump between by keyboard, the stage chosen from the app's release stages, other
+ * name as title, tabs to switch between by keyboard, the stage chosen from the app's release stages, other
  * environments linking to their page.
  */
 import type { BrowserContext, Page } from "playwright-core";
@@ -140,16 +140,25 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
     expect(await page.getByRole("alert").textContent()).toBe("<b>denied</b>");
   });
 
-  it("titles the feature page with its name, its key beside it, and jumps between its sections by keyboard", async () => {
+  it("titles the feature page with its name, its key beside it, and switches between its tabs by keyboard", async () => {
     await page.goto(featureUrl(production));
     await page.getByRole("heading", { name: "Huddle calls", level: 1 }).waitFor();
     expect(await page.getByTestId("feature-key").textContent()).toBe("huddle");
-    const sections = page.getByRole("navigation", { name: "Sections of this feature" });
-    expect(await sections.getByRole("link").allTextContents()).toEqual(["Targeting", "Remote config", "Adoption", "History", "Environments", "Try it", "Settings"]);
-    await sections.getByRole("link", { name: "Settings" }).focus();
-    await page.keyboard.press("Enter");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("settings-title");
-    // The URL still names the feature: a section jump is not a route.
+    const tabs = page.getByRole("tablist", { name: "Sections of this feature" });
+    expect(await tabs.getByRole("tab").allTextContents()).toEqual(["Targeting and config", "Adoption", "History"]);
+    expect(await page.getByRole("heading", { name: /Targeting in production/ }).isVisible()).toBe(true);
+    // Arrow keys move between tabs and show each one's panel (the WAI-ARIA tabs pattern).
+    await tabs.getByRole("tab", { name: "Targeting and config" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("heading", { name: "Adoption and satisfaction" }).waitFor();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("heading", { name: "History" }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("History");
+    expect(await page.getByRole("heading", { name: /Targeting in production/ }).isVisible()).toBe(false);
+    await expectNoSeriousA11yViolations(page, "feature page, history tab");
+    await page.keyboard.press("Home");
+    await page.getByRole("heading", { name: /Targeting in production/ }).waitFor();
+    // The URL still names the feature: a tab is not a route.
     expect(hash()).toBe(`#/apps/${acme.id}/environments/${production}/features/huddle`);
   });
 

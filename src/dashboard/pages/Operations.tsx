@@ -163,6 +163,7 @@ export function Operations({ apps, member }: { apps: AppRecord[]; member: Member
         </p>
         {canWrite && (
           <form
+            class="stack import-form"
             aria-label="Import a flags document"
             onSubmit={(event) => {
               event.preventDefault();
@@ -173,7 +174,7 @@ export function Operations({ apps, member }: { apps: AppRecord[]; member: Member
               <input type="file" accept="application/json,.json" onChange={(event) => void readFile(event)} />
             </Field>
             <Field label="or paste it here">
-              <textarea name="document" rows={8} value={documentText} onInput={(event) => (setDocumentText((event.currentTarget as HTMLTextAreaElement).value), setReview(undefined))} />
+              <textarea name="document" class="code" rows={14} value={documentText} onInput={(event) => (setDocumentText((event.currentTarget as HTMLTextAreaElement).value), setReview(undefined))} />
             </Field>
             <button type="submit" disabled={action.busy || documentText.trim() === ""}>
               Review the changes (dry run)
