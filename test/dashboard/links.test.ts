@@ -8,7 +8,10 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { adminRequest, request } from "../support/http.js";
+import { reflagProject, REFLAG_CLI, runReflag } from "../support/reflag-cli.js";
 import {
   confirmInDialog,
   createOwner,
@@ -224,5 +227,32 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
     });
     expect(forged.status).toBe(403);
     await page.unroute(`${callback}**`);
+  });
+
+  it("signs the Reflag CLI in with `reflag login`, approved in the browser, and the CLI then works without an API key", async () => {
+    const project = reflagProject(harness.url, acme.id);
+    // The CLI opens its login URL with xdg-open, which runs $BROWSER: `true` opens nothing, and this page goes there.
+    const cli = spawn(process.execPath, [REFLAG_CLI, "login"], { cwd: project, env: { PATH: process.env.PATH ?? "", HOME: project, NO_COLOR: "1", BROWSER: "true" } });
+    const exited = new Promise<number | null>((resolve) => cli.on("exit", resolve));
+    let output = "";
+    cli.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    cli.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await expect.poll(() => /login: (\S+)/.exec(output)?.[1], { timeout: 10_000 }).toBeDefined();
+      const loginUrl = /login: (\S+)/.exec(output)![1]!;
+      expect(new URL(loginUrl).origin).toBe(harness.url);
+      await page.goto(loginUrl);
+      await page.getByRole("heading", { name: "Approve Reflag CLI" }).waitFor();
+      await page.getByRole("button", { name: `Approve as ${OWNER.email}` }).click();
+      // The CLI's loopback listener takes the code, exchanges it and sends the browser on to the service's page.
+      await page.getByRole("heading", { name: "The CLI is signed in" }).waitFor();
+      expect(await exited).toBe(0);
+    } finally {
+      cli.kill();
+    }
+    const listed = await runReflag(project, undefined, ["apps", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("Acme");
+    rmSync(project, { recursive: true, force: true });
   });
 });
