@@ -9,6 +9,9 @@ import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
 import { Operations } from "./pages/Operations";
+import { Segments } from "./pages/Segments";
+import { Stages } from "./pages/Stages";
+import { Surveys } from "./pages/Surveys";
 import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
 import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
@@ -121,16 +124,30 @@ function defaultScope(apps: AppRecord[]): { app: AppRecord; environment: Environ
   return environment && { app, environment };
 }
 
-const NAV: [ScopedPage, string][] = [
-  ["features", "Features"],
-  ["companies", "Companies"],
-  ["users", "Users"],
-  ["feedback", "Feedback"],
-  ["keys", "Keys & SDKs"],
-  ["events", "Live events"],
-];
+/**
+ * The pages of an app's environment, in the side navigation's order: its name, and what it shows for the URL's id
+ * (one item of its list) or without one. `key` remounts a page whose state belongs to one app or environment.
+ */
+const SCOPED: Record<ScopedPage, { label: string; page(scope: Scope, id: string | undefined): preact.JSX.Element }> = {
+  features: { label: "Features", page: (scope, id) => (id === undefined ? <Features scope={scope} /> : <FeatureDetail key={`${scope.app.id}:${id}`} scope={scope} featureKey={id} />) },
+  companies: { label: "Companies", page: (scope, id) => (id === undefined ? <EntityList scope={scope} kind="companies" /> : <CompanyDetail scope={scope} companyId={id} />) },
+  users: { label: "Users", page: (scope, id) => (id === undefined ? <EntityList scope={scope} kind="users" /> : <UserDetail scope={scope} userId={id} />) },
+  feedback: { label: "Feedback", page: (scope) => <Feedback scope={scope} /> },
+  surveys: { label: "Surveys", page: (scope) => <Surveys key={scope.environmentId} scope={scope} /> },
+  segments: { label: "Segments", page: (scope, id) => <Segments key={scope.app.id} scope={scope} segmentId={id} /> },
+  stages: { label: "Release stages", page: (scope) => <Stages key={scope.app.id} scope={scope} /> },
+  keys: { label: "Keys & SDKs", page: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
+  events: { label: "Live events", page: (scope) => <LiveEvents scope={scope} /> },
+};
 
-const PAGE_NAMES: Record<ScopedPage, string> = { features: "Features", companies: "Companies", users: "Users", feedback: "Feedback", keys: "Keys & SDKs", events: "Live events" };
+/** The pages of no app (`#/members`); `reset-password` is shown before sign-in, by App. */
+const GLOBAL: Record<"members" | "audit" | "operations", { ownersOnly: boolean; page(member: Member, apps: AppRecord[]): preact.JSX.Element }> = {
+  members: { ownersOnly: true, page: (member) => <Members self={member} /> },
+  audit: { ownersOnly: true, page: (_, apps) => <Audit apps={apps} /> },
+  operations: { ownersOnly: false, page: (member, apps) => <Operations apps={apps} member={member} /> },
+};
+
+const NAV = Object.entries(SCOPED) as [ScopedPage, (typeof SCOPED)[ScopedPage]][];
 
 function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): void; onExpired(): void }) {
   const route = useHashRoute();
@@ -194,9 +211,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   let content;
   if (error) content = <ErrorMessage error={error} />;
   else if (!apps) content = <p class="loading">Loading…</p>;
-  else if (parsed.kind === "global" && parsed.page === "members" && isOwner) content = <Members self={member} />;
-  else if (parsed.kind === "global" && parsed.page === "audit" && isOwner) content = <Audit apps={apps} />;
-  else if (parsed.kind === "global" && parsed.page === "operations") content = <Operations apps={apps} member={member} />;
+  else if (parsed.kind === "global" && parsed.page !== "reset-password" && (isOwner || !GLOBAL[parsed.page].ownersOnly)) content = GLOBAL[parsed.page].page(member, apps);
   else if (parsed.kind === "global") content = <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
   else if (apps.length === 0) content = <NoApps canWrite={canWrite} onCreated={created} />;
   else if (parsed.kind === "default") content = <p class="loading">Loading…</p>;
@@ -204,18 +219,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   else if (!app) content = <NotFound title="App not found" message={`No app has the id ${parsed.appId}: it may have been deleted, or the link is mistyped.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
   else if (!environment || !scope)
     content = <NotFound title="Environment not found" message={`${app.name} has no environment with the id ${parsed.environmentId}.`} home={`#${scopedPath(app.id, app.defaultEnvironmentId)}`} />;
-  else {
-    const id = parsed.id;
-    if (parsed.page === "features" && id !== undefined) content = <FeatureDetail key={`${app.id}:${id}`} scope={scope} featureKey={id} />;
-    else if (parsed.page === "companies" && id !== undefined) content = <CompanyDetail scope={scope} companyId={id} />;
-    else if (parsed.page === "users" && id !== undefined) content = <UserDetail scope={scope} userId={id} />;
-    else if (parsed.page === "companies") content = <EntityList scope={scope} kind="companies" />;
-    else if (parsed.page === "users") content = <EntityList scope={scope} kind="users" />;
-    else if (parsed.page === "feedback") content = <Feedback scope={scope} />;
-    else if (parsed.page === "keys") content = <Keys key={environment.id} scope={scope} />;
-    else if (parsed.page === "events") content = <LiveEvents scope={scope} />;
-    else content = <Features scope={scope} />;
-  }
+  else content = SCOPED[parsed.page].page(scope, parsed.id);
 
   const page = parsed.kind === "scoped" ? parsed.page : undefined;
   const navScope = app && environment ? { app, environment } : fallback;
@@ -275,7 +279,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
         <nav class={`side${menuOpen ? " open" : ""}`} id="sections" aria-label="Sections">
           <ul>
             {navScope &&
-              NAV.map(([target, label]) => (
+              NAV.map(([target, { label }]) => (
                 <li>
                   <a href={`#${scopedPath(navScope.app.id, navScope.environment.id, target)}`} aria-current={page === target ? "page" : undefined}>
                     {label}
@@ -312,7 +316,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
               <ol>
                 <li>{scope.app.name}</li>
                 <li>{scope.environment.name}</li>
-                <li>{parsed.kind === "scoped" && parsed.id !== undefined ? <a href={scope.link(page)}>{PAGE_NAMES[page]}</a> : <span aria-current="page">{PAGE_NAMES[page]}</span>}</li>
+                <li>{parsed.kind === "scoped" && parsed.id !== undefined ? <a href={scope.link(page)}>{SCOPED[page].label}</a> : <span aria-current="page">{SCOPED[page].label}</span>}</li>
               </ol>
             </nav>
           )}

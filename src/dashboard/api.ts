@@ -127,7 +127,7 @@ export interface EnvironmentFeature extends Feature {
   /** `rules` as served (segments inlined); `segmentRules` as saved, when they name segments. */
   targeting: { version: number; rules: { filter: unknown }[]; segmentRules?: { filter: unknown }[] };
   config: { version: number; variants: { filter: unknown; key: string; payload: unknown }[] };
-  lastChange: { at: string; kind: string; version: number; actor: Actor | null } | null;
+  lastChange: { at: string; kind: "targeting" | "config" | "settings"; version: number | null; actor: Actor | null } | null;
   /** The MCP list_flags verdict (docs/API.md §12): a candidate for removing from the code. */
   stale: boolean;
   staleReason: "unevaluated" | "constant" | null;

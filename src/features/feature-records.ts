@@ -14,6 +14,8 @@ export interface FeatureRecord {
   /** Extra event names that count as usage of this feature (analytics). */
   usageEvents: string[];
   archivedAt: string | null;
+  /** When its app-level fields (name, description, link, stage, opt-in, usage events) last changed, and who did it. */
+  fieldsChanged?: { at: string; actor: HistoryLink["actor"] | null };
 }
 
 /** What people see for a feature: its name, else its key. */

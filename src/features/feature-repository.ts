@@ -104,7 +104,7 @@ export class FeatureRepository {
    * Creates or updates a feature; an archived one with the same key comes back to life as `newId`. Undefined when the
    * app does not exist. Bumps the flagStateVersion of every environment of the app.
    */
-  writeFeature(appId: string, featureKey: string, changes: FeatureChanges, newId: string, at: string): FeatureWrite | undefined {
+  writeFeature(appId: string, featureKey: string, changes: FeatureChanges, newId: string, at: string, actor?: HistoryLink["actor"]): FeatureWrite | undefined {
     const app = this.tenancy.getApp(appId);
     if (!app) return undefined;
     const existing = this.features.get(key(appId, "key", featureKey));
@@ -124,6 +124,7 @@ export class FeatureRepository {
     const feature: FeatureRecord = { ...base, ...definedOnly(changes) };
     // A stage written by name puts the feature in that release stage; one without a stage id takes it out of any.
     if (changes.stage !== undefined) feature.stageId = changes.stageId ?? null;
+    if (previous && fieldsDiffer(previous, feature)) feature.fieldsChanged = { at, actor: actor ?? null };
     this.features.put(key(appId, "key", featureKey), feature);
     this.featureIds.put(key(appId, "id", feature.id), featureKey);
     return { feature, previous, flagStates: this.tenancy.bumpFlagStateVersions(app.environmentIds) };
@@ -133,10 +134,11 @@ export class FeatureRepository {
    * Puts a live feature in a release stage (its label and id) without bumping any flagStateVersion: the caller
    * writes the stage's targeting next, which bumps each environment once. Undefined when there is no such feature.
    */
-  writeStage(appId: string, featureKey: string, stageId: string | null, stageName: string | null): { feature: FeatureRecord; previous: FeatureRecord } | undefined {
+  writeStage(appId: string, featureKey: string, stageId: string | null, stageName: string | null, at: string, actor?: HistoryLink["actor"]): { feature: FeatureRecord; previous: FeatureRecord } | undefined {
     const previous = this.getFeature(appId, featureKey);
     if (!previous) return undefined;
     const feature: FeatureRecord = { ...previous, stage: stageName, stageId };
+    if (fieldsDiffer(previous, feature)) feature.fieldsChanged = { at, actor: actor ?? null };
     this.features.put(key(appId, "key", featureKey), feature);
     return { feature, previous };
   }
@@ -193,6 +195,13 @@ export class FeatureRepository {
   listHistory(environmentId: string, featureKey: string): HistoryEntry[] {
     return [...this.history.range(prefixRange(environmentId, featureKey))].map((entry) => entry.value);
   }
+}
+
+const TRACKED_FIELDS = ["name", "description", "link", "stage", "stageId", "optInEnabled", "usageEvents"] as const;
+
+/** Whether a write changed what people set on the feature (not its id, key or archive state). */
+function fieldsDiffer(before: FeatureRecord, after: FeatureRecord): boolean {
+  return TRACKED_FIELDS.some((field) => JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null));
 }
 
 function definedOnly(changes: FeatureChanges): Partial<FeatureRecord> {

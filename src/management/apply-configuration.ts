@@ -95,7 +95,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
 
   "feature.put"({ features }, change) {
     if (change.createOnly && features.getFeature(change.appId, change.featureKey)) return refused("CONFLICT", `Feature ${change.featureKey} exists.`);
-    const written = features.writeFeature(change.appId, change.featureKey, change.fields, change.featureId, change.at);
+    const written = features.writeFeature(change.appId, change.featureKey, change.fields, change.featureId, change.at, change.actor);
     if (!written) return refused("NOT_FOUND", `No app ${change.appId}.`);
     const { feature, previous } = written;
     return {

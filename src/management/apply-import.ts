@@ -20,10 +20,10 @@ export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.
   for (const segment of writes.segments) context.segments.putSegment(app.id, segment);
   for (const stage of writes.stages) context.stages.putStage(app.id, stage);
   for (const feature of writes.features) {
-    const written = context.features.writeFeature(app.id, feature.key, feature.fields, feature.id, change.at)!;
+    const written = context.features.writeFeature(app.id, feature.key, feature.fields, feature.id, change.at, change.actor)!;
     for (const [environmentId, version] of written.flagStates) versions.set(environmentId, version);
     // writeFeature takes a feature out of its release stage when its label changes; naming a stage puts it back in.
-    if (feature.stage) context.features.writeStage(app.id, feature.key, feature.stage.stageId, feature.stage.label);
+    if (feature.stage) context.features.writeStage(app.id, feature.key, feature.stage.stageId, feature.stage.label, change.at, change.actor);
   }
   const link = { auditCursor: context.auditCursor(), actor: change.actor };
   for (const rules of writes.rules) {

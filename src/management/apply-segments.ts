@@ -1,5 +1,6 @@
 /** Appliers for segments (API.md §10): named company filters that targeting rules reference and serve inlined. */
 import { findCycle, segmentRefs } from "../segments/inline.js";
+import { describeUsage, segmentUsage } from "../segments/segment-usage.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
 import { saveTargeting, segmentLookup } from "./targeting-writes.js";
 import { prepareTargeting, type PreparedTargeting } from "../segments/inline.js";
@@ -43,18 +44,6 @@ function pendingRetargets(context: ApplyContext, app: AppRecord, segment: Segmen
     }
   }
   return pending;
-}
-
-/** Who names a segment: other segments, feature targeting (any environment), stage targeting. Empty when no one. */
-function usersOf(context: ApplyContext, app: AppRecord, segmentId: string): string[] {
-  const users: string[] = [];
-  for (const other of context.segments.listSegments(app.id)) if (other.id !== segmentId && segmentRefs(other.filter).has(segmentId)) users.push(`segment ${other.name}`);
-  for (const feature of context.features.listFeatures(app.id)) {
-    const named = app.environmentIds.some((environmentId) => segmentRefs(context.features.rulesOf(environmentId, feature.key).targeting.segmentRules ?? []).has(segmentId));
-    if (named) users.push(`feature ${feature.key}`);
-  }
-  for (const stage of context.stages.listStages(app.id) ?? []) if (segmentRefs(stage.targeting).has(segmentId)) users.push(`stage ${stage.name}`);
-  return users;
 }
 
 export const SEGMENT_APPLIERS: SegmentAppliers = {
@@ -114,7 +103,7 @@ export const SEGMENT_APPLIERS: SegmentAppliers = {
     const app = context.tenancy.getApp(change.appId);
     const segment = app && context.segments.getSegment(app.id, change.segmentId);
     if (!app || !segment) return refused("NOT_FOUND", `No segment ${change.segmentId} in app ${change.appId}.`);
-    const users = usersOf(context, app, segment.id);
+    const users = describeUsage(segmentUsage(context, app, segment.id));
     if (users.length > 0) return refused("CONFLICT", `Segment ${segment.name} is used by ${users.join(", ")}.`);
     context.segments.removeSegment(app.id, segment.id);
     return { ok: true, value: { segment }, audit: { action: "segment.delete", entity: segmentEntity(app.id, segment), details: { name: segment.name } } };

@@ -97,7 +97,7 @@ export const STAGE_APPLIERS: StageAppliers = {
     const versions = new Map<string, number>();
     if (stage.name !== before.name && inStage.length > 0) {
       // The features keep their stage under its new name; their answers carry the name, so every environment moves.
-      for (const feature of inStage) features.writeStage(app.id, feature.key, stage.id, stage.name);
+      for (const feature of inStage) features.writeStage(app.id, feature.key, stage.id, stage.name, change.at, change.actor);
       for (const [environmentId, version] of tenancy.bumpFlagStateVersions(app.environmentIds)) versions.set(environmentId, version);
     }
     const link = { auditCursor: context.auditCursor(), actor: change.actor };
@@ -137,7 +137,7 @@ export const STAGE_APPLIERS: StageAppliers = {
     if (!features.getFeature(app.id, change.featureKey)) return refused("NOT_FOUND", `No feature ${change.featureKey} in app ${app.id}.`);
     const prepared = prepareStage(context, app, stage);
     if (typeof prepared === "string") return refused("INVALID_RULES", prepared);
-    const staged = features.writeStage(app.id, change.featureKey, stage.id, stage.name)!;
+    const staged = features.writeStage(app.id, change.featureKey, stage.id, stage.name, change.at, change.actor)!;
     const versions = new Map<string, number>();
     const link = { auditCursor: context.auditCursor(), actor: change.actor };
     const result = writeStageTargeting(context, app, staged.feature, prepared, change.at, link, versions);

@@ -270,6 +270,7 @@ describe("/feedback", () => {
         feedbackId: feedbackIds[0],
         userId: "u1",
         companyId: "c1",
+        countsForCompanyId: "c1",
         featureId: huddle.id,
         key: "huddle",
         score: 4,

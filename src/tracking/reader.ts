@@ -25,13 +25,14 @@ export interface CompanyView {
 
 /**
  * A log record as the management API lists it: its cursor first, the listed times as ISO strings, and the
- * ingestion bookkeeping (`countsForCompanyId` and the like) left out.
+ * ingestion bookkeeping (`countsForCompanyId` and the like) left out — except on feedback, whose company is what a
+ * person reading it asks first: the one its satisfaction counts for, also when it was sent without `companyId`.
  */
 type LogView<R, Times extends keyof R, Hidden extends keyof R = never> = { cursor: string } & Omit<R, Times | Hidden> & Record<Times, string>;
 
 export type EventView = LogView<EventRecord, "timestamp" | "receivedAt", "countsForCompanyId" | "active">;
 export type FeatureEventView = LogView<FeatureEventRecord, "receivedAt", "countsForCompanyId">;
-export type FeedbackView = LogView<FeedbackRecord, "timestamp" | "receivedAt", "countsForCompanyId" | "createdAt">;
+export type FeedbackView = LogView<FeedbackRecord, "timestamp" | "receivedAt", "createdAt">;
 export type PromptEventView = LogView<PromptEventRecord, "receivedAt">;
 export type EntityUpdateView = LogView<EntityUpdateRecord, "timestamp" | "receivedAt">;
 
@@ -136,6 +137,8 @@ export class TrackingReader {
       feedbackId: feedback.feedbackId,
       userId: feedback.userId,
       companyId: feedback.companyId,
+      // Records from before attribution was stored have none: their own companyId is what they count for.
+      countsForCompanyId: feedback.countsForCompanyId ?? feedback.companyId,
       featureId: feedback.featureId,
       key: feedback.key,
       score: feedback.score,

@@ -121,6 +121,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard companies, feedback and adoption", () =>
     // Tried and adopted are the analytics API's exclusive states: c-002 tried, c-001 adopted.
     await expect.poll(async () => (await row.getByRole("cell").allTextContents()).map((text) => text.trim()).slice(-3, -1)).toEqual(["1", "1"]);
     await page.getByRole("link", { name: "huddle", exact: true }).click();
+    await page.getByRole("tab", { name: "Adoption" }).click();
     const funnel = page.getByTestId("funnel");
     await funnel.waitFor();
     // "Try it" offers the tracked companies and users to pick from.

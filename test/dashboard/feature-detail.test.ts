@@ -217,6 +217,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await page.getByRole("button", { name: "Save targeting" }).click();
     await page.getByText("Saved as version 2.").waitFor();
 
+    await page.getByRole("tab", { name: "History" }).click();
     await page.getByRole("button", { name: "Show diff of targeting v2" }).click();
     const diff = page.getByLabel("Changes in targeting version 2");
     expect(await diff.locator(".diff-removed").allTextContents()).toEqual([expect.stringContaining('"partialRolloutThreshold": 25000')]);
@@ -231,6 +232,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     const reverted = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting;
     expect(reverted).toEqual({ version: 3, rules: PRO_OR_QUARTER });
     await page.waitForFunction(() => document.querySelector("#targeting-title")?.textContent?.includes("version 3"));
+    await page.getByRole("tab", { name: "Targeting and config" }).click();
     expect(await group("Rule 1, condition 2").getByLabel("Percent", { exact: true }).inputValue()).toBe("25");
   });
 
@@ -281,6 +283,14 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     expect(result).toMatch(/Resultenabled/);
     expect(result).toMatch(/Matched ruleRule 1/);
     expect(result).toMatch(/Stored attributes usedyes/);
+    // A line that is not path=value is refused at its line, not left out of the context without a word.
+    await page.getByLabel(/Other attributes/).fill("company.plan=pro\nplan pro");
+    await page.getByRole("button", { name: "Evaluate" }).click();
+    await page.getByText('Line 2 ("plan pro") is not path=value').waitFor();
+    expect(await page.getByLabel(/Other attributes/).getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(".try-result").getAttribute("data-for")).toBe("u-remote");
+    await page.getByLabel(/Other attributes/).fill("");
+    expect(await page.getByLabel(/Other attributes/).getAttribute("aria-invalid")).toBeNull();
   });
 
   it("saves the feature's settings, opt-in included, and titles the page with the name, the key beside it", async () => {

@@ -3,12 +3,15 @@
  * feature of an app that is not the newest leads through sign-in back to it; reload, back and forward; unknown app,
  * environment and feature get a not-found page at their URL; the Reflag CLI's links (`/envs/…/features/…`) redirect
  * to the feature's page and `/cli-login/success` says the CLI is signed in. Then the feature page's structure: its
- * name as title, sections to jump between by keyboard, the stage chosen from the app's release stages, other
+ * name as title, tabs to switch between by keyboard, the stage chosen from the app's release stages, other
  * environments linking to their page.
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { adminRequest, request } from "../support/http.js";
+import { reflagProject, REFLAG_CLI, runReflag } from "../support/reflag-cli.js";
 import {
   confirmInDialog,
   createOwner,
@@ -140,16 +143,25 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
     expect(await page.getByRole("alert").textContent()).toBe("<b>denied</b>");
   });
 
-  it("titles the feature page with its name, its key beside it, and jumps between its sections by keyboard", async () => {
+  it("titles the feature page with its name, its key beside it, and switches between its tabs by keyboard", async () => {
     await page.goto(featureUrl(production));
     await page.getByRole("heading", { name: "Huddle calls", level: 1 }).waitFor();
     expect(await page.getByTestId("feature-key").textContent()).toBe("huddle");
-    const sections = page.getByRole("navigation", { name: "Sections of this feature" });
-    expect(await sections.getByRole("link").allTextContents()).toEqual(["Targeting", "Remote config", "Adoption", "History", "Environments", "Try it", "Settings"]);
-    await sections.getByRole("link", { name: "Settings" }).focus();
-    await page.keyboard.press("Enter");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("settings-title");
-    // The URL still names the feature: a section jump is not a route.
+    const tabs = page.getByRole("tablist", { name: "Sections of this feature" });
+    expect(await tabs.getByRole("tab").allTextContents()).toEqual(["Targeting and config", "Adoption", "History"]);
+    expect(await page.getByRole("heading", { name: /Targeting in production/ }).isVisible()).toBe(true);
+    // Arrow keys move between tabs and show each one's panel (the WAI-ARIA tabs pattern).
+    await tabs.getByRole("tab", { name: "Targeting and config" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("heading", { name: "Adoption and satisfaction" }).waitFor();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("heading", { name: "History" }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("History");
+    expect(await page.getByRole("heading", { name: /Targeting in production/ }).isVisible()).toBe(false);
+    await expectNoSeriousA11yViolations(page, "feature page, history tab");
+    await page.keyboard.press("Home");
+    await page.getByRole("heading", { name: /Targeting in production/ }).waitFor();
+    // The URL still names the feature: a tab is not a route.
     expect(hash()).toBe(`#/apps/${acme.id}/environments/${production}/features/huddle`);
   });
 
@@ -215,5 +227,32 @@ describe.runIf(HAS_CHROMIUM)("dashboard links and the feature page", () => {
     });
     expect(forged.status).toBe(403);
     await page.unroute(`${callback}**`);
+  });
+
+  it("signs the Reflag CLI in with `reflag login`, approved in the browser, and the CLI then works without an API key", async () => {
+    const project = reflagProject(harness.url, acme.id);
+    // The CLI opens its login URL with xdg-open, which runs $BROWSER: `true` opens nothing, and this page goes there.
+    const cli = spawn(process.execPath, [REFLAG_CLI, "login"], { cwd: project, env: { PATH: process.env.PATH ?? "", HOME: project, NO_COLOR: "1", BROWSER: "true" } });
+    const exited = new Promise<number | null>((resolve) => cli.on("exit", resolve));
+    let output = "";
+    cli.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    cli.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await expect.poll(() => /login: (\S+)/.exec(output)?.[1], { timeout: 10_000 }).toBeDefined();
+      const loginUrl = /login: (\S+)/.exec(output)![1]!;
+      expect(new URL(loginUrl).origin).toBe(harness.url);
+      await page.goto(loginUrl);
+      await page.getByRole("heading", { name: "Approve Reflag CLI" }).waitFor();
+      await page.getByRole("button", { name: `Approve as ${OWNER.email}` }).click();
+      // The CLI's loopback listener takes the code, exchanges it and sends the browser on to the service's page.
+      await page.getByRole("heading", { name: "The CLI is signed in" }).waitFor();
+      expect(await exited).toBe(0);
+    } finally {
+      cli.kill();
+    }
+    const listed = await runReflag(project, undefined, ["apps", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("Acme");
+    rmSync(project, { recursive: true, force: true });
   });
 });

@@ -78,6 +78,9 @@ describe.runIf(HAS_CHROMIUM)("dashboard pages at 1366 and 390 px", () => {
     ["users", "/users", "Users"],
     ["user", "/users/ada", "User ada"],
     ["feedback", "/feedback", "Feedback"],
+    ["surveys", "/surveys", "Feedback surveys"],
+    ["segments", "/segments", "Segments"],
+    ["stages", "/stages", "Release stages"],
     ["live-events", "/events", "Live events"],
     ["feature-not-found", "/features/nope", "Feature not found"],
   ];
@@ -102,6 +105,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard pages at 1366 and 390 px", () => {
       for (const [name, url, heading] of [
         ["members", `${harness.url}/dashboard/#/members`, "Members and tokens"],
         ["audit", `${harness.url}/dashboard/#/audit`, "Audit log"],
+        ["operations", `${harness.url}/dashboard/#/operations`, "Backup and flags as files"],
         ["cli-login-success", `${harness.url}/cli-login/success`, "The CLI is signed in"],
       ] as const) {
         await page.goto(url);

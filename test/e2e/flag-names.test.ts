@@ -74,4 +74,20 @@ describe(`flag names (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, 
     const listed = await request(server.url, "GET", `/api/apps/${keys.app.id}/features?envId=${keys.production.id}&sortBy=name`, { token: server.adminToken });
     expect(listed.body.data.map((flag: { name: string }) => flag.name)).toEqual(["CSV export", "Collaborative editor", "plain"]); // code-unit order
   });
+  it("counts a change of a feature's fields as its last change in the feature list, after its rules' versions", async () => {
+    const listed = async () =>
+      (await admin("GET", `/admin/environments/${keys.production.id}/features`)).body.features.find((feature: { key: string }) => feature.key === "described").lastChange;
+    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/described`, { description: "first" })).status).toBe(200);
+    // Made, not changed: nothing to report yet.
+    expect(await listed()).toBeNull();
+    await admin("PUT", `/admin/environments/${keys.production.id}/features/described/targeting`, { rules: [{ filter: { type: "constant", value: true } }] });
+    expect(await listed()).toMatchObject({ kind: "targeting", version: 1, actor: { kind: "admin" } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/described`, { description: "second" })).status).toBe(200);
+    expect(await listed()).toMatchObject({ kind: "settings", version: null, actor: { kind: "admin" } });
+    // Sending what is stored already changes nothing.
+    const before = await listed();
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/described`, { description: "second" });
+    expect(await listed()).toEqual(before);
+  });
 });

@@ -88,7 +88,9 @@ describe(`Reflag CLI against Switchyard (${NATIVE_MODE === "0" ? "native-free" :
     // ora writes its spinner lines to stderr.
     expect(run.stderr).toContain("Created flag Smart summaries with key smart-summaries");
     const features = await admin("GET", `/admin/apps/${keys.app.id}/features`);
-    expect(features.body.features.find((feature: { key: string }) => feature.key === "smart-summaries")).toMatchObject({ name: "Smart summaries" });
+    // Like a Reflag flag, it starts in the app's first release stage (its rules untouched: it serves no one yet).
+    expect(features.body.features.find((feature: { key: string }) => feature.key === "smart-summaries")).toMatchObject({ name: "Smart summaries", stage: "In development", stageId: "st_in_development" });
+    expect((await admin("GET", `/admin/environments/${keys.development.id}/features/smart-summaries`)).body.targeting).toMatchObject({ version: 0, rules: [] });
     const audit = await admin("GET", "/admin/audit?entity=feature&limit=1000");
     const entry = audit.body.entries.find((candidate: { entity: { key?: string } }) => candidate.entity.key === "smart-summaries");
     expect(entry).toMatchObject({ action: "feature.create", actor: { kind: "token", email: "dev@example.com" } });
@@ -110,6 +112,8 @@ describe(`Reflag CLI against Switchyard (${NATIVE_MODE === "0" ? "native-free" :
     const run = await runReflag(project, readOnlyToken, ["flags", "list"]);
     expect(run.code, run.stderr).toBe(0);
     for (const text of ["Huddle rooms", "huddle", "dark-mode", "AI assist", "ai_assist", "Smart summaries", "smart-summaries"]) expect(run.stdout).toContain(text);
+    // A flag made by the CLI is in a stage, whose name the table shows.
+    expect(run.stdout.split("\n").find((line) => line.includes("smart-summaries"))).toContain("In development");
   });
 
   it("generates the TypeScript the CLI generates for a Reflag app with the same flags and remote configs", async () => {
@@ -135,7 +139,7 @@ describe(`Reflag CLI against Switchyard (${NATIVE_MODE === "0" ? "native-free" :
           },
         ],
       },
-      { id: "4", key: "smart-summaries", name: "Smart summaries", description: null, stage: null, remoteConfigs: [] },
+      { id: "4", key: "smart-summaries", name: "Smart summaries", description: null, stage: { id: "st_in_development", name: "In development", order: 1 }, remoteConfigs: [] },
     ];
     expect(generated).toBe(await reflagTypes(reflagFlags, "react"));
     expect(generated).toContain("HuddleRoomsConfigPayload");

@@ -157,6 +157,11 @@ describe(`segments (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
   });
 
   it("refuses to delete a segment in use, and deletes one that is not", async () => {
+    // Reads name who uses each segment: what the refusal below names.
+    const paying = (await admin("GET", `${base()}/${segmentIds.paying}`)).body.segment;
+    expect(paying.usedBy).toEqual({ segments: ["Big paying"], features: ["export"], stages: ["Beta"] });
+    const listed = (await admin("GET", base())).body.segments.find((segment: { id: string }) => segment.id === segmentIds.big);
+    expect(listed.usedBy).toEqual({ segments: [], features: ["huddle"], stages: [] });
     const inUse = await admin("DELETE", `${base()}/${segmentIds.paying}`);
     expect(inUse.status).toBe(409);
     expect(inUse.body.error.message).toContain("Big paying");

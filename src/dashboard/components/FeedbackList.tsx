@@ -1,4 +1,4 @@
-import { enc, get } from "../api";
+import { FEEDBACK_LOG, loadNewest } from "../log-tail";
 import { when } from "../ui";
 import { DataTable } from "./DataTable";
 import { EntityLink } from "./EntityLink";
@@ -9,32 +9,19 @@ export interface FeedbackEntry {
   feedbackId: string;
   userId: string;
   companyId: string | null;
+  /** The company its satisfaction counts for: `companyId`, else its user's company when it was sent. */
+  countsForCompanyId: string | null;
+  featureId: string;
   key: string;
   score: number | null;
   comment: string | null;
   timestamp: string;
+  /** The survey prompt it answers, when it came from one. */
+  promptId?: string | null;
 }
 
-/** Feedback is read a bounded number of pages deep: enough for a dashboard, never the whole log into the page. */
-const MAX_PAGES = 10;
-const PAGE = 1000;
-
-/** The environment's newest feedback, newest first, up to MAX_PAGES × PAGE entries. */
-export async function loadFeedback(environmentId: string): Promise<FeedbackEntry[]> {
-  const all: FeedbackEntry[] = [];
-  // The newest MAX_PAGES × PAGE entries: start that far from the end of the log.
-  const tails = await get<{ tails: { feedback: string } }>(`/admin/environments/${enc(environmentId)}/log-tails?entries=${MAX_PAGES * PAGE}`);
-  let after: string | undefined = tails.tails.feedback;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query = new URLSearchParams({ limit: String(PAGE) });
-    if (after) query.set("after", after);
-    const answer = await get<{ feedback: FeedbackEntry[]; next: string }>(`/admin/environments/${enc(environmentId)}/feedback?${query}`);
-    all.push(...answer.feedback);
-    after = answer.next;
-    if (answer.feedback.length < PAGE) break;
-  }
-  return all.reverse();
-}
+/** The environment's newest feedback, newest first (a bounded number of entries: see log-tail.ts). */
+export const loadFeedback = (environmentId: string): Promise<FeedbackEntry[]> => loadNewest<FeedbackEntry>(environmentId, FEEDBACK_LOG);
 
 export function FeedbackList({ entries }: { entries: FeedbackEntry[] }) {
   return (
@@ -50,7 +37,8 @@ export function FeedbackList({ entries }: { entries: FeedbackEntry[] }) {
           <td>{entry.score ?? "—"}</td>
           <td>{entry.comment ?? ""}</td>
           <td>
-            <EntityLink kind="companies" id={entry.companyId} />
+            <EntityLink kind="companies" id={entry.companyId ?? entry.countsForCompanyId} />
+            {entry.companyId === null && entry.countsForCompanyId !== null && <span class="muted small"> (its user's)</span>}
           </td>
           <td>
             <EntityLink kind="users" id={entry.userId} />

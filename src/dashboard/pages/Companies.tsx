@@ -101,7 +101,7 @@ export function CompanyDetail({ scope, companyId }: { scope: Scope; companyId: s
       get<{ features: CompanyDetailData["features"] }>(`${base}/analytics/companies/${enc(companyId)}?from=${range.from}&to=${range.to}`),
       loadFeedback(scope.environmentId),
     ]);
-    return { company: company.company, features: analytics.features, feedback: feedback.filter((entry) => entry.companyId === companyId) };
+    return { company: company.company, features: analytics.features, feedback: feedback.filter((entry) => (entry.companyId ?? entry.countsForCompanyId) === companyId) };
   }, [base, companyId]);
   const d = data.data;
   return (

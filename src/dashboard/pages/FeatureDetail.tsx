@@ -22,25 +22,46 @@ interface Detail {
 
 type Variant = { filter: Filter; key: string; payload: unknown };
 
-/** The feature page's sections, in page order, for the jump links. */
-const SECTIONS: [string, string][] = [
-  ["targeting-title", "Targeting"],
-  ["config-title", "Remote config"],
-  ["adoption-title", "Adoption"],
-  ["history-title", "History"],
-  ["other-environments-title", "Environments"],
-  ["try-title", "Try it"],
-  ["settings-title", "Settings"],
-];
+/**
+ * The feature page's main column is three tabs, so a person scans one at a time instead of a long scroll; the side
+ * column (other environments, try it, settings) stays beside them. Panels stay mounted while hidden, so an unsaved
+ * rule edit survives a look at the history.
+ */
+const TABS = [
+  ["rules", "Targeting and config"],
+  ["adoption", "Adoption"],
+  ["history", "History"],
+] as const;
+type Tab = (typeof TABS)[number][0];
 
-/** Moves to a section of the page (its heading takes focus) without touching the URL, whose `#` is the route. */
-function jump(event: Event, id: string) {
-  event.preventDefault();
-  const heading = document.getElementById(id);
-  if (!heading) return;
-  heading.setAttribute("tabindex", "-1");
-  heading.scrollIntoView({ block: "start" });
-  heading.focus({ preventScroll: true });
+/** The tablist of the WAI-ARIA tabs pattern: arrow keys, Home and End move between tabs and select them. */
+function FeatureTabs({ selected, onSelect }: { selected: Tab; onSelect(tab: Tab): void }) {
+  const move = (event: KeyboardEvent) => {
+    const index = TABS.findIndex(([id]) => id === selected);
+    const next = event.key === "ArrowRight" ? (index + 1) % TABS.length : event.key === "ArrowLeft" ? (index - 1 + TABS.length) % TABS.length : event.key === "Home" ? 0 : event.key === "End" ? TABS.length - 1 : -1;
+    if (next < 0) return;
+    event.preventDefault();
+    const [id] = TABS[next]!;
+    onSelect(id);
+    document.getElementById(`tab-${id}`)?.focus();
+  };
+  return (
+    <div class="feature-tabs" role="tablist" aria-label="Sections of this feature" onKeyDown={move}>
+      {TABS.map(([id, label]) => (
+        <button type="button" role="tab" id={`tab-${id}`} aria-selected={selected === id} aria-controls={`panel-${id}`} tabIndex={selected === id ? 0 : -1} onClick={() => onSelect(id)}>
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function TabPanel({ id, selected, children }: { id: Tab; selected: Tab; children: preact.ComponentChildren }) {
+  return (
+    <div role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} hidden={selected !== id}>
+      {children}
+    </div>
+  );
 }
 
 /** One feature in one environment (docs/API.md §9): targeting, remote config, adoption, history, try it, settings. */
@@ -52,6 +73,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   const segments = useLoad(() => get<{ segments: { id: string; name: string }[] }>(`/admin/apps/${enc(app.id)}/segments`).then((answer) => answer.segments), [app.id]);
   // Kept here, not in the sections: a save reloads the feature, and the sections start afresh on the new version.
   const [notice, setNotice] = useState<string | undefined>();
+  const [tab, setTab] = useState<Tab>("rules");
   useEffect(() => setNotice(undefined), [base]);
   const reload = (message?: string) => {
     setNotice(message);
@@ -88,27 +110,23 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
         subtitle={feature?.description ?? undefined}
       >
         <ErrorMessage error={detail.error ?? segments.error} />
-        <nav class="section-nav" aria-label="Sections of this feature">
-          <ul>
-            {SECTIONS.map(([id, label]) => (
-              <li>
-                <a href={`#${id}`} onClick={(event) => jump(event, id)}>
-                  {label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
         <div aria-live="polite" class="notice-slot">
           {notice && <p class="success">{notice}</p>}
         </div>
         {detail.data && (
           <div class="feature-layout">
             <div class="feature-main">
-              <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} environmentName={environment.name} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
-              <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
-              <Adoption environmentId={environmentId} featureKey={featureKey} />
-              <History base={base} versions={history.data?.versions} error={history.error} canWrite={canWrite} onReverted={reload} />
+              <FeatureTabs selected={tab} onSelect={setTab} />
+              <TabPanel id="rules" selected={tab}>
+                <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} environmentName={environment.name} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
+                <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
+              </TabPanel>
+              <TabPanel id="adoption" selected={tab}>
+                <Adoption environmentId={environmentId} featureKey={featureKey} />
+              </TabPanel>
+              <TabPanel id="history" selected={tab}>
+                <History base={base} versions={history.data?.versions} error={history.error} canWrite={canWrite} onReverted={reload} />
+              </TabPanel>
             </div>
             <div class="feature-side">
               <OtherEnvironments key={`o${detail.data.targeting.version}`} scope={scope} featureKey={featureKey} onCopied={reload} />

@@ -60,6 +60,7 @@ export function FeatureSettings({ scope, feature, canWrite, onSaved }: { scope: 
   return (
     <Card id="settings-title" title="Settings (every environment)">
       <StagePicker scope={scope} feature={feature} canWrite={canWrite} onSaved={onSaved} />
+      <FeatureSurvey scope={scope} featureKey={feature.key} />
       <form class="stack" onSubmit={submit} aria-label="Feature settings">
         {field("name", "Name", feature.name === feature.key ? "" : (feature.name ?? ""))}
         {field("description", "Description", feature.description ?? "")}
@@ -126,7 +127,23 @@ function StagePicker({ scope, feature, canWrite, onSaved }: { scope: Scope; feat
           Move to stage
         </button>
       )}
+      <a href={scope.link("stages")} class="small">
+        Release stages of {scope.app.name}
+      </a>
       <ErrorMessage error={stages.error ?? moving.error} />
     </form>
+  );
+}
+
+/** The feedback survey this feature asks in the environment shown, with a link to where surveys are set up. */
+function FeatureSurvey({ scope, featureKey }: { scope: Scope; featureKey: string }) {
+  // The list, not the feature's own survey route: a feature without one would be a 404 in the console.
+  const surveys = useLoad(() => get<{ surveys: { featureKey: string; question: string; enabled: boolean }[] }>(`/admin/environments/${enc(scope.environmentId)}/surveys`), [scope.environmentId]);
+  const survey = surveys.data?.surveys.find((each) => each.featureKey === featureKey);
+  return (
+    <p class="small stage-picker">
+      Feedback survey in {scope.environment.name}: {survey ? <>asks “{survey.question}”{survey.enabled ? "" : " (paused)"}</> : <span class="muted">none</span>} —{" "}
+      <a href={scope.link("surveys")}>{survey ? "edit it on the Surveys page" : "set one up on the Surveys page"}</a>
+    </p>
   );
 }

@@ -31,15 +31,67 @@ function saveFile(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** One row per (feature, environment) pair that changes; a feature changed only in its fields gets one row too. */
-function changedRows(answer: ImportAnswer): { key: string; environment: string; change: Change; what: string }[] {
-  const rows: { key: string; environment: string; change: Change; what: string }[] = [];
+type ChangeRow = { key: string; environment: string; change: Change; what: string };
+
+/**
+ * One row per (feature, environment) pair the document names, and one for a feature whose change is in its fields
+ * alone (or that is created with no environment). The summary sentence and the table are both made from these rows,
+ * so they cannot tell two stories.
+ */
+export function importRows(answer: ImportAnswer): ChangeRow[] {
+  const rows: ChangeRow[] = [];
   for (const feature of answer.features) {
-    const pairs = feature.environments.filter((pair) => pair.change !== "unchanged");
-    for (const pair of pairs) rows.push({ key: feature.key, environment: pair.name, change: pair.change, what: [pair.targeting && "rules", pair.config && "variants"].filter(Boolean).join(", ") || "—" });
-    if (pairs.length === 0 && feature.change !== "unchanged") rows.push({ key: feature.key, environment: "—", change: feature.change, what: "feature fields" });
+    for (const pair of feature.environments) rows.push({ key: feature.key, environment: pair.name, change: pair.change, what: [pair.targeting && "rules", pair.config && "variants"].filter(Boolean).join(", ") || "—" });
+    if (feature.change !== "unchanged" && feature.environments.every((pair) => pair.change === "unchanged")) rows.push({ key: feature.key, environment: "—", change: feature.change, what: "feature fields" });
   }
   return rows;
+}
+
+/** "1 created, 2 changed, 4 unchanged": counted from the rows the table lists. */
+export function summaryOf(rows: ChangeRow[]): string {
+  const count = (change: Change) => rows.filter((row) => row.change === change).length;
+  return `${count("created")} created, ${count("changed")} changed, ${count("unchanged")} unchanged`;
+}
+
+/** Segments and stages the document creates or changes. */
+function otherChanges(answer: ImportAnswer): { kind: string; name: string; change: Change }[] {
+  return [...answer.segments.map((segment) => ({ kind: "Segment", ...segment })), ...answer.stages.map((stage) => ({ kind: "Stage", ...stage }))].filter((item) => item.change !== "unchanged");
+}
+
+/** The changes of an import (planned or applied) as one sentence and the table of rows it counts. */
+function ImportChanges({ answer, applied }: { answer: ImportAnswer; applied: boolean }) {
+  const rows = importRows(answer);
+  const others = otherChanges(answer);
+  return (
+    <>
+      <p role={applied ? "status" : undefined} class={applied ? "notice" : undefined}>
+        {applied ? "Imported: " : ""}
+        {summaryOf(rows)} (features in environments).{applied ? "" : " Nothing has changed yet."}
+      </p>
+      <DataTable
+        columns={["Feature", "Environment", "Change", applied ? "New versions of" : "Would write new versions of"]}
+        rows={rows.filter((row) => row.change !== "unchanged")}
+        row={(item) => (
+          <>
+            <th scope="row">{item.key}</th>
+            <td>{item.environment}</td>
+            <td>{item.change}</td>
+            <td>{item.what}</td>
+          </>
+        )}
+        empty="No feature changes."
+      />
+      {others.length > 0 && (
+        <ul>
+          {others.map((item) => (
+            <li>
+              {item.kind} {item.name}: {item.change}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
 }
 
 export function Operations({ apps, member }: { apps: AppRecord[]; member: Member }) {
@@ -111,6 +163,7 @@ export function Operations({ apps, member }: { apps: AppRecord[]; member: Member
         </p>
         {canWrite && (
           <form
+            class="stack import-form"
             aria-label="Import a flags document"
             onSubmit={(event) => {
               event.preventDefault();
@@ -121,7 +174,7 @@ export function Operations({ apps, member }: { apps: AppRecord[]; member: Member
               <input type="file" accept="application/json,.json" onChange={(event) => void readFile(event)} />
             </Field>
             <Field label="or paste it here">
-              <textarea name="document" rows={8} value={documentText} onInput={(event) => (setDocumentText((event.currentTarget as HTMLTextAreaElement).value), setReview(undefined))} />
+              <textarea name="document" class="code" rows={14} value={documentText} onInput={(event) => (setDocumentText((event.currentTarget as HTMLTextAreaElement).value), setReview(undefined))} />
             </Field>
             <button type="submit" disabled={action.busy || documentText.trim() === ""}>
               Review the changes (dry run)
@@ -131,42 +184,16 @@ export function Operations({ apps, member }: { apps: AppRecord[]; member: Member
       </Card>
       {review && (
         <Card id="review-title" title="What the import would change">
-          <p>
-            {review.answer.summary.created} created, {review.answer.summary.changed} changed, {review.answer.summary.unchanged} unchanged (feature and environment pairs). Nothing has changed yet.
-          </p>
-          <DataTable
-            columns={["Feature", "Environment", "Change", "New versions of"]}
-            rows={changedRows(review.answer)}
-            row={(item) => (
-              <>
-                <th scope="row">{item.key}</th>
-                <td>{item.environment}</td>
-                <td>{item.change}</td>
-                <td>{item.what}</td>
-              </>
-            )}
-            empty="No feature changes."
-          />
-          {[...review.answer.segments.map((segment) => ({ kind: "Segment", ...segment })), ...review.answer.stages.map((stage) => ({ kind: "Stage", ...stage }))].filter((item) => item.change !== "unchanged").length > 0 && (
-            <ul>
-              {[...review.answer.segments.map((segment) => ({ kind: "Segment", ...segment })), ...review.answer.stages.map((stage) => ({ kind: "Stage", ...stage }))]
-                .filter((item) => item.change !== "unchanged")
-                .map((item) => (
-                  <li>
-                    {item.kind} {item.name}: {item.change}
-                  </li>
-                ))}
-            </ul>
-          )}
+          <ImportChanges answer={review.answer} applied={false} />
           <button type="button" disabled={action.busy} onClick={() => void apply()}>
             Apply these changes
           </button>
         </Card>
       )}
       {applied && (
-        <p class="notice" role="status">
-          Imported: {applied.summary.created} created, {applied.summary.changed} changed, {applied.summary.unchanged} unchanged.
-        </p>
+        <Card id="applied-title" title="What the import changed">
+          <ImportChanges answer={applied} applied={true} />
+        </Card>
       )}
     </Page>
   );

@@ -10,6 +10,28 @@ interface Evaluated {
   features: Record<string, { isEnabled: boolean; targetingVersion: number; ruleEvaluationResults: boolean[]; missingContextFields: string[]; config: { key: string | null; payload: unknown } }>;
 }
 
+/** The path of a context field as rules name it (`company.plan`): dot-separated names, no spaces. */
+const CONTEXT_PATH = /^[^\s=.]+(\.[^\s=.]+)*$/;
+
+/**
+ * The attribute lines of the form, `path=value` each (blank lines skipped). A line that is not one is refused with
+ * its number rather than left out: evaluating without it would answer for another context than the one typed.
+ */
+export function parseAttributeLines(text: string): { pairs: [string, string][]; error?: string } {
+  const pairs: [string, string][] = [];
+  for (const [index, raw] of text.split("\n").entries()) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const at = line.indexOf("=");
+    const path = at > 0 ? line.slice(0, at).trim() : "";
+    if (!CONTEXT_PATH.test(path)) {
+      return { pairs, error: `Line ${index + 1} ("${line}") is not path=value (e.g. company.plan=pro): fix or remove it.` };
+    }
+    pairs.push([path, line.slice(at + 1).trim()]);
+  }
+  return { pairs };
+}
+
 /**
  * "Try it": the context goes to the service's own evaluator (`GET /admin/environments/:envId/evaluate`, the same job
  * as `/features/evaluated`), with stored attributes of a tracked user or company filled in as for an SDK.
@@ -27,6 +49,7 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
     [environmentId],
   );
   const [error, setError] = useState<unknown>();
+  const [lineError, setLineError] = useState<string | undefined>();
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
@@ -34,10 +57,10 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
     const query = new URLSearchParams({ key: featureKey });
     if (field("userId")) query.set("context.user.id", field("userId"));
     if (field("companyId")) query.set("context.company.id", field("companyId"));
-    for (const line of field("attributes").split("\n")) {
-      const at = line.indexOf("=");
-      if (at > 0) query.set(`context.${line.slice(0, at).trim()}`, line.slice(at + 1).trim());
-    }
+    const attributes = parseAttributeLines(field("attributes"));
+    setLineError(attributes.error);
+    if (attributes.error) return;
+    for (const [path, value] of attributes.pairs) query.set(`context.${path}`, value);
     try {
       setResult(await get<Evaluated>(`/admin/environments/${enc(environmentId)}/evaluate?${query}`));
       setTriedFor(field("userId"));
@@ -54,8 +77,8 @@ export function TryIt({ environmentId, featureKey }: { environmentId: string; fe
       <form onSubmit={submit} class="inline">
         <Field label="User id" name="userId" suggestions={{ id: "tracked-users", values: tracked.data?.users.map((user) => user.id) }} />
         <Field label="Company id" name="companyId" suggestions={{ id: "tracked-companies", values: tracked.data?.companies.map((company) => company.id) }} />
-        <Field label="Other attributes (path=value per line, e.g. company.plan=pro)">
-          <textarea name="attributes" rows={2} />
+        <Field label="Other attributes (path=value per line, e.g. company.plan=pro)" error={lineError}>
+          <textarea name="attributes" rows={2} aria-invalid={lineError ? true : undefined} onInput={() => setLineError(undefined)} />
         </Field>
         <button type="submit">Evaluate</button>
       </form>

@@ -1,6 +1,7 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { ValidationIssue } from "../api";
+import { useScope } from "../scope";
 import { COMMON_FIELDS, FILTER_TYPES, filterOfType, inputOf, isKnownOperator, OPERATORS, percentOf, thresholdOf, valuesFor, type Filter, type FilterType, type Operator } from "./model";
 
 /** The app's segments, for the segment picker (loaded once by the feature page). */
@@ -38,6 +39,7 @@ const uid = (prefix: string) => `${prefix}-${++nextId}`;
 export function FilterEditor(props: FilterEditorProps) {
   const { filter, onChange, path, issues, featureKey, readOnly, label } = props;
   const segments = useContext(SegmentsContext);
+  const scope = useScope();
   const mine = ownIssues(issues, path);
   const errorId = mine.length > 0 ? `${path.replace(/\./g, "-")}-errors` : undefined;
   const invalid = mine.length > 0 ? true : undefined;
@@ -115,20 +117,29 @@ export function FilterEditor(props: FilterEditorProps) {
         </div>
       );
       break;
-    case "segment":
+    case "segment": {
+      const chosen = segments.find((segment) => segment.id === filter.segmentId);
       body = (
-        <label>
-          Segment
-          <select aria-label="Segment" {...common} value={filter.segmentId} onChange={(event) => onChange({ ...filter, segmentId: (event.currentTarget as HTMLSelectElement).value })}>
-            <option value="">choose a segment</option>
-            {segments.map((segment) => (
-              <option value={segment.id}>{segment.name}</option>
-            ))}
-            {filter.segmentId && !segments.some((segment) => segment.id === filter.segmentId) && <option value={filter.segmentId}>{filter.segmentId}</option>}
-          </select>
-        </label>
+        <div class="row">
+          <label>
+            Segment
+            <select aria-label="Segment" {...common} value={filter.segmentId} onChange={(event) => onChange({ ...filter, segmentId: (event.currentTarget as HTMLSelectElement).value })}>
+              <option value="">choose a segment</option>
+              {segments.map((segment) => (
+                <option value={segment.id}>{segment.name}</option>
+              ))}
+              {filter.segmentId && !chosen && <option value={filter.segmentId}>{filter.segmentId}</option>}
+            </select>
+          </label>
+          {scope && chosen && (
+            <a href={scope.link("segments", chosen.id)} class="small">
+              Open segment {chosen.name}
+            </a>
+          )}
+        </div>
       );
       break;
+    }
     case "negation":
       body = (
         <div class="negation">

@@ -3,7 +3,7 @@ import { environmentOrNotFound } from "../kit/route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
 import type { ApiResponse } from "../../http/types.js";
-import type { HistoryEntry } from "../../features/feature-records.js";
+import type { FeatureRecord, HistoryEntry } from "../../features/feature-records.js";
 import { staleFlags } from "../mcp/stale-flags.js";
 import type { Services } from "../kit/services.js";
 import type { EvaluateJob } from "../../jobs/protocol.js";
@@ -12,11 +12,19 @@ import { presentFeature } from "./present.js";
 type Context = RouteContext<Services>;
 
 
-/** The newest targeting or config version: when the feature last changed in this environment, and who did it. */
-function lastChangeOf(history: HistoryEntry[]): { at: string; kind: string; version: number; actor: HistoryEntry["actor"] | null } | null {
+type LastChange = { at: string; kind: "targeting" | "config" | "settings"; version: number | null; actor: HistoryEntry["actor"] | null };
+
+/**
+ * When the feature last changed as this environment shows it, and who did it: its newest targeting or config
+ * version, or a change of its app-level fields (a description, a stage), whichever came last.
+ */
+function lastChangeOf(feature: FeatureRecord, history: HistoryEntry[]): LastChange | null {
   let last: HistoryEntry | undefined;
   for (const entry of history) if (!last || entry.at >= last.at) last = entry;
-  return last ? { at: last.at, kind: last.kind, version: last.version, actor: last.actor ?? null } : null;
+  const rules: LastChange | null = last ? { at: last.at, kind: last.kind, version: last.version, actor: last.actor ?? null } : null;
+  const fields = feature.fieldsChanged;
+  if (fields && (!rules || fields.at > rules.at)) return { at: fields.at, kind: "settings", version: null, actor: fields.actor };
+  return rules;
 }
 
 /**
@@ -40,7 +48,7 @@ export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services
         ...presentFeature(feature),
         targeting: state.targeting,
         config: state.config,
-        lastChange: lastChangeOf(features.listHistory(environment.id, feature.key)),
+        lastChange: lastChangeOf(feature, features.listHistory(environment.id, feature.key)),
         stale: stale.get(feature.key)!.stale,
         staleReason: stale.get(feature.key)!.reason,
       }));

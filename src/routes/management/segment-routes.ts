@@ -15,6 +15,9 @@ import { findCycle, segmentRefs } from "../../segments/inline.js";
 import { segmentMembers } from "../../segments/members.js";
 import type { SegmentRecord } from "../../segments/segment-records.js";
 import { SegmentRepository } from "../../segments/segment-repository.js";
+import { segmentUsage } from "../../segments/segment-usage.js";
+import { StageRepository } from "../../stages/stage-repository.js";
+import type { AppRecord } from "../../tenancy/tenancy-records.js";
 
 type Context = RouteContext<Services>;
 
@@ -45,6 +48,12 @@ export function presentSegment(segment: SegmentRecord) {
   return { id: segment.id, name: segment.name, description: segment.description, filter: segment.filter, createdAt: segment.createdAt, updatedAt: segment.updatedAt };
 }
 
+/** A segment as the reads answer it: with who names it, so a person sees what an edit retargets or a delete needs. */
+function presentSegmentInUse(context: Context, app: AppRecord, segment: SegmentRecord) {
+  const repositories = { segments: new SegmentRepository(context.services.store), features: context.services.features, stages: new StageRepository(context.services.store) };
+  return { ...presentSegment(segment), usedBy: segmentUsage(repositories, app, segment.id) };
+}
+
 const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
 const write = (bodyLimit: number, handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", bodyLimit, handle);
 
@@ -54,7 +63,7 @@ export const SEGMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "/admin/apps/:appId/segments",
     read((context) => {
       const app = appOrNotFound(context);
-      return ok({ segments: new SegmentRepository(context.services.store).listSegments(app.id).map(presentSegment) });
+      return ok({ segments: new SegmentRepository(context.services.store).listSegments(app.id).map((segment) => presentSegmentInUse(context, app, segment)) });
     }),
   ],
   [
@@ -76,7 +85,7 @@ export const SEGMENT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "/admin/apps/:appId/segments/:segment",
     read((context) => {
       const app = appOrNotFound(context);
-      return ok({ segment: presentSegment(segmentOrNotFound(context, app.id, context.params.segment!)) });
+      return ok({ segment: presentSegmentInUse(context, app, segmentOrNotFound(context, app.id, context.params.segment!)) });
     }),
   ],
   [

@@ -76,7 +76,7 @@ export const TOOLS: readonly Tool[] = [
   tool({
     name: "list_feedback",
     title: "List feedback",
-    description: `Feedback users gave in one environment (optionally on one flag), newest first, at most ${FEEDBACK_LIMIT}: {feedback: [{feedbackId, userId, companyId, key, score, comment, question, timestamp, …}]}. Changes nothing. ${ERRORS_NOTE}`,
+    description: `Feedback users gave in one environment (optionally on one flag), newest first, at most ${FEEDBACK_LIMIT}: {feedback: [{feedbackId, userId, companyId, countsForCompanyId, key, score, comment, question, timestamp, …}]} (countsForCompanyId: the company its satisfaction counts for — its companyId, else its user's company when it was sent). Changes nothing. ${ERRORS_NOTE}`,
     input: ListFeedbackInput,
     permission: "read",
     run: (context, input) => listFeedback(context, input),

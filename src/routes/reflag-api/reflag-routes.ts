@@ -20,6 +20,7 @@ import { newFeatureId } from "../../tenancy/identifiers.js";
 import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { ORG, presentReflagApp, presentReflagFlag, presentReflagUser, presentRemoteConfigs, type ReflagStage } from "./present.js";
 import { stageOf } from "./stages.js";
+import { StageRepository } from "../../stages/stage-repository.js";
 
 type Context = RouteContext<Services>;
 
@@ -110,7 +111,14 @@ export const REFLAG_API_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const app = appOrNotFound(context);
       const body = schemaBody(context.request, CreateFlagBody);
       const envelope = envelopeFor(context);
-      const fields = { name: body.name, ...(body.description !== undefined ? { description: body.description } : {}) };
+      // A Reflag flag is always in a release stage, and the CLI prints its name: a new one starts in the app's first
+      // stage, as a label and id only (its targeting stays empty, as §6's `stage` field leaves it).
+      const first = new StageRepository(context.services.store).listStages(app.id)?.[0];
+      const fields = {
+        name: body.name,
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(first ? { stage: first.name, stageId: first.id } : {}),
+      };
       const { feature } = await submitChange(
         context,
         "feature.put",
