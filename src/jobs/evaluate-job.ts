@@ -19,6 +19,7 @@ import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, to
 import type { EntityKind, StoredEntity } from "./stored-entity.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
 import { compressAnswer } from "../evaluation/answer-encoding.js";
+import { evaluateOfrep } from "./ofrep-job.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -68,6 +69,7 @@ export interface Evaluation {
 export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean; target?: AnswerTarget } = {}): Evaluation {
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
+  if (job.ofrep !== undefined) return evaluateOfrep(jobContext, job, job.ofrep, current);
   const flat = parseFlatQuery(job.query);
   const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat, options.target);
   if (evaluated === undefined) return compressed(job, evaluateNested(jobContext, job, current));
