@@ -18,9 +18,10 @@ describe("contextOfOfrep", () => {
     expect(contextOfOfrep({ targetingKey: 42 })).toEqual({ user: { id: "42" } });
   });
 
-  it("leaves out empty namespaces and an empty targetingKey", () => {
+  it("leaves out namespaces not sent, keeps those sent empty, and ignores an empty targetingKey", () => {
     expect(contextOfOfrep({})).toEqual({});
-    expect(contextOfOfrep({ targetingKey: "", user: {}, other: {} })).toEqual({});
+    expect(contextOfOfrep({ targetingKey: "" })).toEqual({});
+    expect(contextOfOfrep({ targetingKey: "", user: {}, other: {} })).toEqual({ user: {}, other: {} });
   });
 
   it("keeps prototype-named attributes as plain data", () => {

@@ -16,7 +16,8 @@ function idText(value: unknown): unknown {
 /**
  * The nested context `GET /features/evaluated` would build for the same attributes. What the request states more
  * precisely wins: `user.id` over `targetingKey`, `company.id` over `companyId`, an attribute inside `user` over the
- * same one at the top level. A namespace left empty is left out, as a query without its parameters would.
+ * same one at the top level. A namespace neither sent nor given an attribute is left out, as a query without its
+ * parameters would; one sent empty stays (`/features/evaluated` reads `context.user=` as an empty user too).
  */
 export function contextOfOfrep(context: OfrepContext): Record<string, unknown> {
   // Spreads copy own properties as data: a key such as "constructor" stays a plain attribute.
@@ -32,8 +33,8 @@ export function contextOfOfrep(context: OfrepContext): Record<string, unknown> {
   if (Object.hasOwn(user, "id")) user.id = idText(user.id);
   if (Object.hasOwn(company, "id")) company.id = idText(company.id);
   const mapped: Record<string, unknown> = {};
-  if (Object.keys(user).length > 0) mapped.user = user;
-  if (Object.keys(company).length > 0) mapped.company = company;
-  if (Object.keys(other).length > 0) mapped.other = other;
+  if (context.user !== undefined || Object.keys(user).length > 0) mapped.user = user;
+  if (context.company !== undefined || Object.keys(company).length > 0) mapped.company = company;
+  if (context.other !== undefined) mapped.other = other;
   return mapped;
 }
