@@ -95,7 +95,9 @@ export function findOfrepFlag(ruleset: CompiledRuleset, flagKey: string): { feat
 export function accessFlag(item: EvaluatedFeature, flagStateVersion: number): OfrepFlag {
   const feature = sourceOf(item);
   const matched = item.ruleEvaluationResults.indexOf(true);
-  const reason = matched === -1 && item.isEnabled ? "TARGETING_MATCH" : reasonOf(memo(targetingFacts, feature, feature.definition.targeting?.rules), matched);
+  const facts = memo(targetingFacts, feature, feature.definition.targeting?.rules);
+  // One constant filter is STATIC whatever its value (API.md §14), unless an opt-in turned the feature on.
+  const reason = matched === -1 && item.isEnabled ? "TARGETING_MATCH" : facts.isStatic ? "STATIC" : reasonOf(facts, matched);
   const metadata: OfrepFlag["metadata"] = { targetingVersion: item.targetingVersion, flagStateVersion };
   if (item.config.key !== null) metadata.configKey = item.config.key;
   return { key: item.key, value: item.isEnabled, reason, variant: item.isEnabled ? "on" : "off", metadata };

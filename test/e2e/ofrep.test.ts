@@ -137,6 +137,19 @@ describe("OFREP endpoints", () => {
     expect(tooLarge.status).toBe(413);
   });
 
+  it("lets a feature named <key>:config win over the config flag of <key>", async () => {
+    await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/${encodeURIComponent("always-on:config")}`, { description: "own" });
+    try {
+      const own = await post(flagPath("always-on:config"), {});
+      expect(own.body).toMatchObject({ key: "always-on:config", value: false, variant: "off", reason: "DEFAULT" });
+      const flags = (await post(BULK, {})).body.flags as Flag[];
+      expect(flags.filter((flag) => flag.key === "always-on:config")).toEqual([own.body]);
+    } finally {
+      await adminCall(server.url, server.adminToken, "DELETE", `/admin/apps/${fixture.appId}/features/${encodeURIComponent("always-on:config")}`);
+    }
+    expect((await post(flagPath("always-on:config"), {})).body).toMatchObject({ value: { n: 1 }, variant: "v1" });
+  });
+
   it("archived features are not found", async () => {
     await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/to-archive`, { description: "x" });
     expect((await post(flagPath("to-archive"), {})).status).toBe(200);
@@ -194,6 +207,8 @@ describe("OFREP endpoints", () => {
       expect(first.etag).toBe(String(before));
       const reply = await adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/untargeted/targeting`, { rules: [{ filter: { type: "constant", value: false } }] });
       await stream.waitFor((connection) => connection.frames().some((frame) => frame === `data: {"type":"refetchEvaluation","etag":"${reply.flagStateVersion}"}`));
+      // One constant filter is STATIC whatever its value.
+      expect((await post(flagPath("untargeted"), {})).body).toMatchObject({ value: false, reason: "STATIC", variant: "off" });
     } finally {
       stream.close();
     }

@@ -76,10 +76,13 @@ function holdsRollout(filter: Filter): boolean {
   return false;
 }
 
-function expectedReason(rules: { filter: Filter }[], results: boolean[]): string {
+/** `access`: the access flag's reason, STATIC for one constant filter whatever its value; a config flag's is DEFAULT when nothing matched. */
+function expectedReason(rules: { filter: Filter }[], results: boolean[], access: boolean): string {
   const matched = results.indexOf(true);
+  const isStatic = rules.length === 1 && rules[0]!.filter.type === "constant";
+  if (access && isStatic) return "STATIC";
   if (matched === -1) return "DEFAULT";
-  if (rules.length === 1 && rules[0]!.filter.type === "constant") return "STATIC";
+  if (isStatic) return "STATIC";
   return holdsRollout(rules[matched]!.filter) ? "SPLIT" : "TARGETING_MATCH";
 }
 
@@ -91,7 +94,7 @@ function expectedFlags(evaluated: Record<string, any>, flagStateVersion: number,
     const access: Record<string, unknown> = {
       key: definition.key,
       value: item.isEnabled,
-      reason: expectedReason(definition.targeting.rules, item.ruleEvaluationResults),
+      reason: expectedReason(definition.targeting.rules, item.ruleEvaluationResults, true),
       variant: item.isEnabled ? "on" : "off",
       metadata: { targetingVersion: item.targetingVersion, flagStateVersion, ...(item.config.key !== null ? { configKey: item.config.key } : {}) },
     };
@@ -101,7 +104,7 @@ function expectedFlags(evaluated: Record<string, any>, flagStateVersion: number,
     flags.push(
       item.config.key === null
         ? { key: `${definition.key}:config`, reason: "DEFAULT", metadata }
-        : { key: `${definition.key}:config`, value: item.config.payload, reason: expectedReason(definition.config.variants, item.config.ruleEvaluationResults), variant: item.config.key, metadata },
+        : { key: `${definition.key}:config`, value: item.config.payload, reason: expectedReason(definition.config.variants, item.config.ruleEvaluationResults, false), variant: item.config.key, metadata },
     );
   }
   return flags;
