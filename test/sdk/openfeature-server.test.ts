@@ -84,6 +84,10 @@ describe("@openfeature/server-sdk with @openfeature/ofrep-provider against Switc
     expect(unknown).toMatchObject({ value: true, errorCode: "FLAG_NOT_FOUND", reason: "ERROR" });
     const mismatch = await client.getStringDetails("always-on", "fallback", { targetingKey: "x" });
     expect(mismatch).toMatchObject({ value: "fallback", errorCode: "TYPE_MISMATCH" });
+    // No variant matches (no company): the answer has no value. Provider 0.1.3 reads that as a malformed answer
+    // (GENERAL); the web provider as DEFAULT. The caller's default applies either way.
+    const noVariant = await client.getStringDetails("small-companies:config", "fallback", { targetingKey: "x" });
+    expect(noVariant).toMatchObject({ value: "fallback", errorCode: "GENERAL" });
   });
 
   it("sees a targeting change at the next evaluation", async () => {
