@@ -114,12 +114,25 @@ export function configFlag(item: EvaluatedFeature, flagStateVersion: number): Of
   return { key, value: item.config.payload, reason, variant: item.config.key, metadata };
 }
 
-/** Every flag of the evaluated features, each config flag right after its feature's access flag. */
-export function ofrepFlags(results: readonly EvaluatedFeature[], flagStateVersion: number): OfrepFlag[] {
-  const flags: OfrepFlag[] = [];
-  for (const item of results) {
-    flags.push(accessFlag(item, flagStateVersion));
-    if (hasConfigFlag(sourceOf(item))) flags.push(configFlag(item, flagStateVersion));
-  }
-  return flags;
+/**
+ * One feature outcome's OFREP text, made once per remembered outcome (outcome-memo.ts): an answer is then assembled
+ * from strings, not built and serialised as objects per request.
+ */
+export interface OfrepOutcome {
+  /** The feature's flags in a bulk answer: the access flag, and `,` and the config flag when it is served. */
+  bulk: string;
+  /** A digest of `bulk`: an answer's ETag is made from these instead of from its whole text. */
+  digest: string;
+  access: string;
+  /** The config flag alone, when the feature has one. */
+  config: string | undefined;
+  item: EvaluatedFeature;
+}
+
+/** The OFREP text of an evaluated feature; `digest` computes a short digest of a text. */
+export function ofrepOutcome(item: EvaluatedFeature, flagStateVersion: number, digest: (text: string) => string): OfrepOutcome {
+  const access = JSON.stringify(accessFlag(item, flagStateVersion));
+  const config = hasConfigFlag(sourceOf(item)) ? JSON.stringify(configFlag(item, flagStateVersion)) : undefined;
+  const bulk = config === undefined ? access : `${access},${config}`;
+  return { bulk, digest: digest(bulk), access, config, item };
 }

@@ -10,6 +10,7 @@ import {
   type FlatQuery,
   type OutcomeView,
 } from "../evaluation/index.js";
+import { outcomeMemo } from "../evaluation/outcome-memo.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
 import { evaluationRow, evaluationsOf, type Evaluations } from "../tracking/index.js";
@@ -50,9 +51,8 @@ function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<st
  * enabled feature per request was a tenth of `/features/enabled`'s cost).
  */
 function eventRowOf(outcome: OutcomeView): Uint8Array {
-  let row = outcome.memo as Uint8Array | undefined;
-  if (row === undefined) outcome.memo = row = evaluationRow(eventOf(outcome.item()));
-  return row;
+  const memo = outcomeMemo(outcome);
+  return (memo.eventRow ??= evaluationRow(eventOf(outcome.item())));
 }
 
 /** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to log (the answer does not wait for them). */

@@ -5,7 +5,17 @@
  */
 import { hash } from "node:crypto";
 import * as v from "valibot";
-import { accessFlag, configFlag, evaluateRuleset, findOfrepFlag, ofrepFlags, contextOfOfrep, type EvaluatedFeature } from "../evaluation/index.js";
+import {
+  contextOfOfrep,
+  contextValues,
+  findOfrepFlag,
+  ofrepOutcome,
+  outcomeMemo,
+  writeAnswer,
+  type EvaluatedFeature,
+  type OfrepOutcome,
+  type OutcomeView,
+} from "../evaluation/index.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
 import { parseJsonBody } from "../schemas/json-body.js";
@@ -59,45 +69,88 @@ function optInsOf(jobContext: JobContext, job: EvaluateJob, context: Record<stri
   };
 }
 
-/** The `check` (or `check-config`) event a single-flag evaluation records, as the SDKs' access does. */
-function checkEvent(item: EvaluatedFeature, config: boolean, context: Record<string, unknown>): Evaluations {
+/** The `check` event of an access flag's evaluation, or the `check-config` event of a config flag's. */
+function checkEvent(outcome: OutcomeView, item: EvaluatedFeature, config: boolean, context: Record<string, unknown>): Evaluations {
+  const memo = outcomeMemo(outcome);
   if (config) {
     const evalResult = { key: item.config.key, payload: (item.config.payload ?? null) as NonNullable<unknown> | null };
-    const row = evaluationRow({ key: item.key, targetingVersion: item.config.version, evalResult, evalRuleResults: item.config.ruleEvaluationResults, evalMissingFields: item.config.missingContextFields });
+    const row = (memo.configEventRow ??= evaluationRow({
+      key: item.key,
+      targetingVersion: item.config.version,
+      evalResult,
+      evalRuleResults: item.config.ruleEvaluationResults,
+      evalMissingFields: item.config.missingContextFields,
+    }));
     return evaluationsOf("check-config", context, [item.key], [row], [evalResult]);
   }
-  const row = evaluationRow({ key: item.key, targetingVersion: item.targetingVersion, evalResult: item.isEnabled, evalRuleResults: item.ruleEvaluationResults, evalMissingFields: item.missingContextFields });
+  // The same row as `/features/enabled`'s `evaluate` event of this outcome (the action is not part of it).
+  const row = (memo.eventRow ??= evaluationRow({
+    key: item.key,
+    targetingVersion: item.targetingVersion,
+    evalResult: item.isEnabled,
+    evalRuleResults: item.ruleEvaluationResults,
+    evalMissingFields: item.missingContextFields,
+  }));
   return evaluationsOf("check", context, [item.key], [row], [item.isEnabled]);
 }
 
-/** A strong validator of the bulk answer's bytes: it changes exactly when the answer does (API.md §14, caching). */
-export function etagOf(body: string): string {
-  return `"${hash("sha1", body, "base64url")}"`;
+/** A short digest of an outcome's text (deterministic, so every thread and node gives one answer one ETag). */
+function textDigest(text: string): string {
+  return hash("sha1", text, "base64url").slice(0, 16);
 }
 
-/** The evaluation of an OFREP job: its answer and, for a single flag, the event to log (nobody waits for it). */
+/** The outcome's OFREP text, made on first sight of the outcome and kept with it. */
+function ofrepOf(outcome: OutcomeView, flagStateVersion: number): OfrepOutcome {
+  const memo = outcomeMemo(outcome);
+  return (memo.ofrep ??= ofrepOutcome(outcome.item(), flagStateVersion, textDigest));
+}
+
+/**
+ * The answer's ETag: a digest of what decides its bytes (the version, the event stream's key, each flag's text by
+ * its digest), so it changes exactly when the answer does, and costs a digest of a few hundred bytes, not of the answer.
+ */
+function etagOf(flagStateVersion: number, publishableKey: string | undefined, digests: readonly string[]): string {
+  return `"${hash("sha1", `${flagStateVersion}\u0000${publishableKey ?? ""}\u0000${digests.join("")}`, "base64url")}"`;
+}
+
+/**
+ * The evaluation of an OFREP job: its answer and, for a single flag, the event to log (nobody waits for it). The
+ * features are evaluated by the answer writer, as `/features/evaluated` is: each feature's outcome is a number, and
+ * the flags' text is kept per outcome (OutcomeView.memo); the writer's own bytes are left unused.
+ */
 export function evaluateOfrep(jobContext: JobContext, job: EvaluateJob, request: OfrepRequest, current: CurrentRuleset): { answer: JobResult; featureEvents: Evaluations | undefined } {
   const parsed = requestContext(request);
   if (!parsed.ok) return { answer: parsed.answer, featureEvents: undefined };
-  const nested = parsed.context;
+  const context = parsed.context;
   const { ruleset, version } = current;
-  if (request.flagKey !== undefined) {
-    const found = findOfrepFlag(ruleset, request.flagKey);
-    if (found === undefined) {
-      return { answer: ofrepError(404, "FLAG_NOT_FOUND", `No flag is named ${JSON.stringify(request.flagKey)}.`, request.flagKey), featureEvents: undefined };
-    }
-    mergeRemoteContext(jobContext, job, nested);
-    const options = { onlyKey: found.feature.key, ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, nested) } : {}) };
-    const item = evaluateRuleset(ruleset, nested, options)[0]!;
-    const flag = found.config ? configFlag(item, version) : accessFlag(item, version);
-    return { answer: { status: 200, body: JSON.stringify(flag), headers: JSON_HEADERS }, featureEvents: checkEvent(item, found.config, nested) };
+  const found = request.flagKey === undefined ? undefined : findOfrepFlag(ruleset, request.flagKey);
+  if (request.flagKey !== undefined && found === undefined) {
+    return { answer: ofrepError(404, "FLAG_NOT_FOUND", `No flag is named ${JSON.stringify(request.flagKey)}.`, request.flagKey), featureEvents: undefined };
   }
-  mergeRemoteContext(jobContext, job, nested);
-  const results = evaluateRuleset(ruleset, nested, current.allowsOptIn ? { optIns: optInsOf(jobContext, job, nested) } : {});
-  const answer: Record<string, unknown> = { flags: ofrepFlags(results, version) };
-  if (request.publishableKey !== undefined) {
-    answer.eventStreams = [{ type: "sse", endpoint: { requestUri: `/ofrep/v1/events?publishableKey=${encodeURIComponent(request.publishableKey)}` } }];
+  const remoteContextUsed = mergeRemoteContext(jobContext, job, context);
+  const options = { flagStateVersion: version, remoteContextUsed, ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}) };
+  const values = contextValues(ruleset, context);
+  if (found !== undefined) {
+    let seen: OutcomeView | undefined;
+    writeAnswer(ruleset, values, { ...options, onlyKey: found.feature.key, onItem: (_feature, outcome) => (seen = outcome) });
+    const ofrep = ofrepOf(seen!, version);
+    const body = found.config ? ofrep.config! : ofrep.access;
+    return { answer: { status: 200, body, headers: JSON_HEADERS }, featureEvents: checkEvent(seen!, ofrep.item, found.config, context) };
   }
-  const body = JSON.stringify(answer);
-  return { answer: { status: 200, body, headers: { ...JSON_HEADERS, etag: etagOf(body) } }, featureEvents: undefined };
+  const parts: string[] = [];
+  const digests: string[] = [];
+  writeAnswer(ruleset, values, {
+    ...options,
+    onItem: (_feature, outcome) => {
+      const ofrep = ofrepOf(outcome, version);
+      parts.push(ofrep.bulk);
+      digests.push(ofrep.digest);
+    },
+  });
+  const streams =
+    request.publishableKey === undefined
+      ? ""
+      : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(`/ofrep/v1/events?publishableKey=${encodeURIComponent(request.publishableKey)}`)}}}]`;
+  const body = `{"flags":[${parts.join(",")}]${streams}}`;
+  return { answer: { status: 200, body, headers: { ...JSON_HEADERS, etag: etagOf(version, request.publishableKey, digests) } }, featureEvents: undefined };
 }
