@@ -1,7 +1,7 @@
 /**
  * `node dist/bench/serving/ofrep-pairs.js [--seconds N] [--repeats N] [--workers N] [--native-free] [--driver D]`:
  * the OFREP cases alone, each right after its `/features/evaluated` counterpart on one seeded service, with the ratios
- * API.md §14's issue asks for. The full runner (`npm run bench`) measures the same cases in its main scenarios.
+ * issue 43 asks for. The full runner (`npm run bench`) measures the same cases in its main scenarios.
  */
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, featureDefinitions, trafficEntitiesBodies } from "../support/fixtures.js";
