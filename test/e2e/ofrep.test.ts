@@ -150,6 +150,18 @@ describe("OFREP endpoints", () => {
     expect((await post(flagPath("always-on:config"), {})).body).toMatchObject({ value: { n: 1 }, variant: "v1" });
   });
 
+  it("counts opt-ins: a feature its rules leave off is on for a user who opted in (TARGETING_MATCH)", async () => {
+    await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/labs`, { description: "Labs", optInEnabled: true });
+    expect((await post(flagPath("labs"), { context: { targetingKey: "opt-user" } })).body).toMatchObject({ value: false, reason: "DEFAULT" });
+    const optIn = await request(server.url, "POST", "/flags/opt-in", { token: fixture.publishableKey, body: { key: "labs", optedIn: true, scope: "user", context: { user: { id: "opt-user" } } } });
+    expect(optIn.status).toBe(200);
+    await eventually(async () => (await post(flagPath("labs"), { context: { targetingKey: "opt-user" } })).body.value === true);
+    expect((await post(flagPath("labs"), { context: { targetingKey: "opt-user" } })).body).toMatchObject({ value: true, reason: "TARGETING_MATCH", variant: "on" });
+    expect((await post(flagPath("labs"), { context: { targetingKey: "someone-else" } })).body.value).toBe(false);
+    const evaluated = await request(server.url, "GET", "/features/evaluated?context.user.id=opt-user&key=labs", { token: fixture.publishableKey });
+    expect(evaluated.body.features.labs.isEnabled).toBe(true);
+  });
+
   it("archived features are not found", async () => {
     await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/to-archive`, { description: "x" });
     expect((await post(flagPath("to-archive"), {})).status).toBe(200);
