@@ -133,8 +133,8 @@ describe("OFREP endpoints", () => {
     await expectError(raw(BULK, "{}", { authorization: `Bearer ${server.adminToken}` }), 403, "GENERAL");
     await expectError(request(server.url, "POST", `${BULK}?publishableKey=${fixture.secretKey}`, { body: {} }), 403, "GENERAL");
     const big = JSON.stringify({ context: { targetingKey: "x", blob: "y".repeat(70_000) } });
-    const tooLarge = await raw(BULK, big);
-    expect(tooLarge.status).toBe(413);
+    await expectError(raw(BULK, big), 413, "GENERAL");
+    await expectError(raw(flagPath("always-on"), big), 413, "GENERAL", "always-on");
   });
 
   it("lets a feature named <key>:config win over the config flag of <key>", async () => {

@@ -63,6 +63,10 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
     const render = spec.renderError === undefined ? undefined : (error: ServiceError) => spec.renderError!(error, params);
     return {
       bodyLimit: spec.bodyLimit,
+      // A route with its own error body answers a body over its limit in it too.
+      ...(render === undefined
+        ? {}
+        : { refuseTooLarge: (request: Pick<ApiRequest, "headers">) => withCors(render(new ServiceError("PAYLOAD_TOO_LARGE")), spec.cors ? request.headers.origin : undefined) }),
       handle(request) {
         const origin = spec.cors ? request.headers.origin : undefined;
         const started = meter === undefined ? 0 : performance.now();
