@@ -27,6 +27,7 @@ import { benchCompression, benchContextSizes, benchEvaluation, evaluateId, type 
 import { measureStages, profilingNodeArgs, type StageFigure } from "./serving/evaluation-stages.js";
 import { evaluateRequests } from "./serving/requests.js";
 import { benchMixed } from "./serving/mixed.js";
+import { benchOfrep } from "./serving/ofrep-routes.js";
 import { benchRules } from "./serving/rules-route.js";
 import { benchTracking } from "./serving/tracking-routes.js";
 import { benchEventCodec, eventRecordSizes } from "./storage/event-codec.js";
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
           lab.log(`seeded ${[...apps.keys()].join(", ")} features in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
           const target: ServiceTarget = { baseUrl: service.url, server: { kind: "service", workers: MAIN_WORKERS, native: true, pid: service.pid }, apps };
           load.push(...(await benchEvaluation(lab, target)));
+          load.push(...(await benchOfrep(lab, target)));
           load.push(...(await benchCompression(lab, target)));
           load.push(...(await benchContextSizes(lab, target)));
           load.push(...(await benchRules(lab, target)));

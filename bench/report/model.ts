@@ -13,6 +13,7 @@ import type { ClusterSection } from "../cluster/model.js";
 import type { StageFigure } from "../serving/evaluation-stages.js";
 import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
 import { RULES_ETAG_ID, RULES_ID } from "../serving/rules-route.js";
+import { OFREP_PAIRS } from "../serving/ofrep-routes.js";
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID, TRACKING_API_EVENT_ID } from "../serving/tracking-routes.js";
 import type { StoredDataPoint } from "../storage/stored-data.js";
 import type { LoadFigure } from "../support/lab.js";
@@ -131,6 +132,8 @@ const LMDB_ID = "lmdb-raw-puts";
  * projected per second) the bulk ceiling, the group-commit server putting each item on its own.
  */
 function baselineOf(figure: LoadFigure): string | undefined {
+  const ofrep = OFREP_PAIRS.find((pair) => pair.id === figure.id);
+  if (ofrep !== undefined) return ofrep.baseline;
   if (figure.id === MIXED_PACED_ID) return MIXED_MAX_ID;
   if (figure.id === ENABLED_ID) return evaluateId(50);
   if (figure.id === EVENT_ID || figure.id === TRACKING_API_EVENT_ID) return GROUP_COMMIT_ID;
@@ -162,6 +165,7 @@ const LOAD_TARGETS: Record<string, LoadTarget> = {
   [EVENT_ID]: { minRatio: 0.8, text: "≥ 80 % of the group-commit ceiling" },
   [BULK_ID]: { minRatio: 0.85, text: "≥ 85 % of the bulk ceiling, items projected per second" },
   [BULK_MIXED_ID]: { minRatio: 0.85, text: "≥ 85 % of the bulk ceiling, items projected per second" },
+  ...Object.fromEntries(OFREP_PAIRS.map((pair) => [pair.id, { minRatio: pair.target, text: pair.text }])),
 };
 /** The least ratio to its baseline that a load figure's target asks for; undefined for figures without one. */
 export function loadTargetRatio(id: string): number | undefined {

@@ -12,7 +12,7 @@ import {
   type StreamResponse,
   type StreamSink,
 } from "../../src/http/types.js";
-import { INTERNAL_ERROR, runDecision } from "../../src/http/run-decision.js";
+import { INTERNAL_ERROR, payloadTooLarge, runDecision } from "../../src/http/run-decision.js";
 import { drainBound, drainsDeclaredLength, drainTime } from "../../src/http/over-limit-body.js";
 
 /** A stream whose unsent output passes this is not keeping up: sink.write() says so and the core drops it. */
@@ -151,8 +151,8 @@ function routeRequest(exchange: Exchange, expectsContinue: boolean): void {
   }
   if (contentLength !== undefined && Number(contentLength) > decision.bodyLimit) {
     // A client waiting for 100-continue has sent nothing yet and sends nothing now: it can read the 413 at once.
-    if (expectsContinue || !drainsDeclaredLength(Number(contentLength), decision.bodyLimit)) send(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
-    else drainThenRefuse(exchange, decision.bodyLimit, request, 0);
+    if (expectsContinue || !drainsDeclaredLength(Number(contentLength), decision.bodyLimit)) send(exchange, payloadTooLarge(core, decision, request), true);
+    else drainThenRefuse(exchange, decision, request, 0);
     return;
   }
   if (expectsContinue) res.writeContinue();
@@ -170,7 +170,7 @@ function readBody(exchange: Exchange, decision: RouteDecision, request: ApiReque
       req.off("data", onData);
       req.off("end", onEnd);
       chunks = [];
-      drainThenRefuse(exchange, decision.bodyLimit, request, received);
+      drainThenRefuse(exchange, decision, request, received);
       return;
     }
     chunks.push(chunk);
@@ -187,15 +187,15 @@ function readBody(exchange: Exchange, decision: RouteDecision, request: ApiReque
  * Reads and discards the rest of an over-limit body, then answers 413 and closes: a client still writing would get
  * EPIPE instead of the answer. Past the drain bound (bytes or time) it answers at once.
  */
-function drainThenRefuse(exchange: Exchange, bodyLimit: number, request: ApiRequest, alreadyReceived: number): void {
+function drainThenRefuse(exchange: Exchange, decision: RouteDecision, request: ApiRequest, alreadyReceived: number): void {
   const { req, res } = exchange;
-  const bound = drainBound(bodyLimit);
+  const bound = drainBound(decision.bodyLimit);
   let received = alreadyReceived;
   const refuse = (): void => {
     clearTimeout(timer);
     req.off("data", onData);
     req.off("end", refuse);
-    send(exchange, exchange.frontEnd.core.reject("PAYLOAD_TOO_LARGE", request), true);
+    send(exchange, payloadTooLarge(exchange.frontEnd.core, decision, request), true);
   };
   const onData = (chunk: Buffer): void => {
     received += chunk.length;

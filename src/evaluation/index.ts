@@ -7,6 +7,9 @@ export { nestedContext, parseFlatQuery, type FlatQuery } from "./flat-query.js";
 export { flattenContext } from "./flatten-context.js";
 export { rolloutBucket } from "./rollout-bucket.js";
 export { serializeEvaluation } from "./serialize-evaluation.js";
+export { accessFlag, configFlag, findOfrepFlag, ofrepOutcome, type OfrepFlag, type OfrepOutcome } from "./ofrep-answer.js";
+export { outcomeMemo, type OutcomeMemo } from "./outcome-memo.js";
+export { contextOfOfrep } from "./ofrep-context.js";
 export type {
   ConfigVariants,
   EvaluatedConfig,

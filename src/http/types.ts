@@ -60,6 +60,8 @@ export interface StreamResponse {
 export interface RouteDecision {
   bodyLimit: number;
   handle(request: ApiRequest): Promise<ApiResponse | StreamResponse> | ApiResponse | StreamResponse;
+  /** The route's own answer to a body over its limit (a protocol with its own error body); the core's otherwise. */
+  refuseTooLarge?(request: Pick<ApiRequest, "headers" | "method">): ApiResponse;
 }
 
 /** The core the front ends serve. */

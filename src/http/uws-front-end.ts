@@ -11,7 +11,7 @@ import {
   type StreamResponse,
   type StreamSink,
 } from "./types.js";
-import { runDecision } from "./run-decision.js";
+import { payloadTooLarge, runDecision } from "./run-decision.js";
 import { drainBound, drainsDeclaredLength, drainTime } from "./over-limit-body.js";
 import { loadNativeUws, type UwsModule } from "./load-uws.js";
 
@@ -228,10 +228,10 @@ export function createUwsFrontEnd(core: ApiCore, limits: FrontEndLimits, uws: Uw
     const declaredOver = contentLength !== undefined && Number(contentLength) > decision.bodyLimit;
     if (declaredOver && !drainsDeclaredLength(Number(contentLength), decision.bodyLimit)) {
       // Past the drain bound: uWebSockets.js cuts the connection, so a client still writing may see a reset instead.
-      writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true);
+      writeResponse(exchange, payloadTooLarge(core, decision, request), true);
       return;
     }
-    const body = new BodyReader(decision.bodyLimit, drainTime(limits), declaredOver, () => writeResponse(exchange, core.reject("PAYLOAD_TOO_LARGE", request), true));
+    const body = new BodyReader(decision.bodyLimit, drainTime(limits), declaredOver, () => writeResponse(exchange, payloadTooLarge(core, decision, request), true));
     // One handler for the request's life: uWebSockets.js must not have it replaced from inside itself.
     res.onData((chunk, isLast) => {
       if (exchange.aborted || exchange.done) return body.stop();

@@ -10,6 +10,7 @@ import {
   type FlatQuery,
   type OutcomeView,
 } from "../evaluation/index.js";
+import { outcomeMemo } from "../evaluation/outcome-memo.js";
 import { ServiceError } from "../errors/catalogue.js";
 import { listOptedInFeatures } from "../optin/opt-in-store.js";
 import { evaluationRow, evaluationsOf, type Evaluations } from "../tracking/index.js";
@@ -19,6 +20,7 @@ import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, to
 import type { EntityKind, StoredEntity } from "./stored-entity.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
 import { compressAnswer } from "../evaluation/answer-encoding.js";
+import { evaluateOfrep } from "./ofrep-job.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -49,9 +51,8 @@ function evaluateEvents(results: readonly EvaluatedFeature[], context: Record<st
  * enabled feature per request was a tenth of `/features/enabled`'s cost).
  */
 function eventRowOf(outcome: OutcomeView): Uint8Array {
-  let row = outcome.memo as Uint8Array | undefined;
-  if (row === undefined) outcome.memo = row = evaluationRow(eventOf(outcome.item()));
-  return row;
+  const memo = outcomeMemo(outcome);
+  return (memo.eventRow ??= evaluationRow(eventOf(outcome.item())));
 }
 
 /** An evaluation's answer and, for `/features/enabled`, the `evaluate` events to log (the answer does not wait for them). */
@@ -68,6 +69,7 @@ export interface Evaluation {
 export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean; target?: AnswerTarget } = {}): Evaluation {
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
+  if (job.ofrep !== undefined) return evaluateOfrep(jobContext, job, job.ofrep, current);
   const flat = parseFlatQuery(job.query);
   const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat, options.target);
   if (evaluated === undefined) return compressed(job, evaluateNested(jobContext, job, current));

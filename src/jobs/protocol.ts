@@ -21,6 +21,18 @@ export interface EvaluateJob {
   /** The client accepts this compression, and answers of at least `compressMinBytes` are sent with it. */
   encoding?: AnswerEncoding;
   compressMinBytes?: number;
+  /** An OFREP evaluation (API.md §14): the context comes from this body, not the query, and is answered as flags. */
+  ofrep?: OfrepRequest;
+}
+
+/** What an OFREP evaluation request carries to the worker. */
+export interface OfrepRequest {
+  /** The flag of `POST /ofrep/v1/evaluate/flags/{key}`; absent for the bulk evaluation. */
+  flagKey?: string;
+  /** The caller's publishable key: the bulk answer names the event stream it may open. */
+  publishableKey?: string;
+  body: Uint8Array | null;
+  contentType: string | undefined;
 }
 
 export interface TrackJob {

@@ -22,6 +22,7 @@ interface OpenStream {
   closed: boolean;
   /** The newest version this stream was sent: an announcement of it again, or of an older one, tells the client nothing. */
   sentVersion: number;
+  readonly frame: (flagStateVersion: number) => string;
 }
 
 /** What `open` needs to know about the caller. */
@@ -31,6 +32,8 @@ export interface StreamOwner {
   keyId: string;
   /** The environment's flagStateVersion now, replayed as the first event. */
   currentVersion: number;
+  /** How a new version is announced on this stream; the Reflag SDKs' `flags-updated` frame unless said otherwise. */
+  frame?: (flagStateVersion: number) => string;
 }
 
 /**
@@ -86,7 +89,8 @@ export class LiveStreamHub {
   private attach(owner: StreamOwner, sink: StreamSink): void {
     // The replay lets a client that connected after fetching catch up with a change made in between.
     const replayed = Math.max(owner.currentVersion, this.notifier.current(owner.environmentId));
-    const stream: OpenStream = { environmentId: owner.environmentId, keyId: owner.keyId, sink, closed: false, sentVersion: replayed };
+    const frame = owner.frame ?? flagsUpdatedFrame;
+    const stream: OpenStream = { environmentId: owner.environmentId, keyId: owner.keyId, sink, closed: false, sentVersion: replayed, frame };
     let streams = this.byEnvironment.get(owner.environmentId);
     if (!streams) this.byEnvironment.set(owner.environmentId, (streams = new Set()));
     streams.add(stream);
@@ -94,7 +98,7 @@ export class LiveStreamHub {
     this.total++;
     if (this.total === 1) this.startSharedWork();
     sink.onClose(() => this.detach(stream));
-    this.send(stream, flagsUpdatedFrame(replayed));
+    this.send(stream, frame(replayed));
   }
 
   private detach(stream: OpenStream): void {
@@ -131,7 +135,7 @@ export class LiveStreamHub {
     for (const stream of [...streams]) {
       if (flagStateVersion <= stream.sentVersion) continue;
       stream.sentVersion = flagStateVersion;
-      this.send(stream, frame);
+      this.send(stream, stream.frame === flagsUpdatedFrame ? frame : stream.frame(flagStateVersion));
     }
   }
 

@@ -18,3 +18,11 @@ export const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
 export function flagsUpdatedFrame(flagStateVersion: number): string {
   return `data: {"name":"flags-updated","data":{"flagStateVersion":${flagStateVersion}}}\n\n`;
 }
+
+/**
+ * The OFREP frame (API.md §14): `@openfeature/ofrep-web-provider` refetches its bulk evaluation on a
+ * `refetchEvaluation` message, and sends `etag` back as the `flagConfigEtag` query parameter (which we ignore).
+ */
+export function refetchEvaluationFrame(flagStateVersion: number): string {
+  return `data: {"type":"refetchEvaluation","etag":"${flagStateVersion}"}\n\n`;
+}

@@ -12,6 +12,7 @@ import { TRACKING_ROUTES } from "./sdk/tracking-routes.js";
 import { LIVE_ROUTES } from "./sdk/live-routes.js";
 import { OPT_IN_ROUTES } from "./sdk/opt-in-route.js";
 import { PROMPTING_ROUTES } from "./sdk/prompting-routes.js";
+import { OFREP_ROUTES } from "./sdk/ofrep-routes.js";
 import { ADMIN_ROUTES, TRACKED_DATA_ROUTES } from "./management/admin-routes.js";
 import { ENVIRONMENT_FEATURE_ROUTES } from "./management/environment-feature-routes.js";
 import { ENTITY_LIST_ROUTES } from "./management/entity-list-routes.js";
@@ -31,9 +32,9 @@ import { CLI_BROWSER_ROUTES } from "./dashboard/cli-browser-routes.js";
 
 type RouteTable = [HttpMethod, string, RouteSpec<Services>][];
 
-/** What SDKs and browsers call with an environment's key (API.md §2–§5); `/health` is on every port. */
+/** What SDKs and browsers call with an environment's key (API.md §2–§5, §14); `/health` is on every port. */
 function sdkRoutes(): RouteTable {
-  return [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...LIVE_ROUTES, ...OPT_IN_ROUTES, ...PROMPTING_ROUTES];
+  return [...createRulesRoutes(), ...EVALUATION_ROUTES, ...TRACKING_ROUTES, ...LIVE_ROUTES, ...OPT_IN_ROUTES, ...PROMPTING_ROUTES, ...OFREP_ROUTES];
 }
 
 /**

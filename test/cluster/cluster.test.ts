@@ -206,6 +206,15 @@ describe("cluster mode on NATS JetStream", () => {
       expect(stored.body.feedback[0].feedbackId).toBe(feedback.body.feedbackId);
     }
     expect((await request(c.url, "POST", "/event", { token: publishable, body: { userId: "u1" } })).status).toBe(400);
+    // OFREP on a node: the same remote context, and its `check` event replicated to every node.
+    const flag = await request(c.url, "POST", "/ofrep/v1/evaluate/flags/huddle", { token: publishable, body: { context: { targetingKey: "ofrep-u", companyId: "initech" } } });
+    expect(flag.body).toMatchObject({ key: "huddle", value: true, reason: "TARGETING_MATCH" });
+    for (const node of [a, b, c]) {
+      await eventually(
+        () => admin(node, "GET", `/admin/environments/${keys.production.id}/feature-events?limit=1000`),
+        (reply) => reply.body.featureEvents?.some((event: { key: string; action: string }) => event.key === "huddle" && event.action === "check"),
+      );
+    }
   });
 
   it("loses nothing acknowledged when a node is killed -9 during tracking load, and the node catches up on restart", async () => {

@@ -7,12 +7,23 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { build } from "esbuild";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, request } from "../support/http.js";
 import { navLink, confirmInDialog, screenshotWidths, createOwner, expectCleanConsole, expectNoSeriousA11yViolations, HAS_CHROMIUM, OWNER, PASSWORD, screenshot, signInByKeyboard, startHarness, type Harness, keepPagesOfFailedTests } from "./support.js";
 
 const BUCKET_BROWSER_SDK = readFileSync(createRequire(import.meta.url).resolve("@bucketco/browser-sdk"), "utf8");
+/** The OpenFeature web SDK and OFREP web provider as an app's bundler would ship them, exposed as one global. */
+const OPENFEATURE_WEB_BUNDLE = build({
+  stdin: { contents: 'export { OpenFeature } from "@openfeature/web-sdk"; export { OFREPWebProvider } from "@openfeature/ofrep-web-provider";', resolveDir: process.cwd() },
+  bundle: true,
+  write: false,
+  format: "iife",
+  globalName: "OpenFeatureBundle",
+  target: "es2022",
+  logLevel: "silent",
+}).then((result) => result.outputFiles[0]!.text);
 
 describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", () => {
   let harness: Harness;
@@ -89,6 +100,24 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect(enabled).toBe(false);
     expect(answers).toEqual([200]);
     await app.close();
+    // The OpenFeature web snippet too: the web SDK and its OFREP provider, bundled as an app would, stand in for the
+    // imports; the snippet's own lines run unchanged and evaluate through /ofrep/v1/evaluate/flags.
+    await page.getByRole("button", { name: "Copy @openfeature/ofrep-web-provider snippet" }).click();
+    await expect.poll(clipboard).toContain("OFREPWebProvider");
+    const openFeatureSnippet = await clipboard();
+    expect(openFeatureSnippet).toContain(`Bearer ${oldPublishable}`);
+    const openFeatureApp = await context.newPage();
+    const ofrepAnswers: number[] = [];
+    openFeatureApp.on("response", (response) => response.url().includes("/ofrep/v1/evaluate/flags") && ofrepAnswers.push(response.status()));
+    await openFeatureApp.goto(`${harness.url}/health`);
+    await openFeatureApp.evaluate(await OPENFEATURE_WEB_BUNDLE);
+    const flag = await openFeatureApp.evaluate(async (code) => {
+      const body = code.replace(/^import .*$/gm, "").replace(/\n([^\n]+)$/, "\nreturn $1");
+      return new Function(`const { OpenFeature, OFREPWebProvider } = globalThis.OpenFeatureBundle; return (async () => { ${body} })();`)();
+    }, openFeatureSnippet);
+    expect(flag).toBe(false);
+    expect(ofrepAnswers).toEqual([200]);
+    await openFeatureApp.close();
     expect(await page.getByTestId("secret-key").textContent()).toMatch(/^sec_production_…[A-Za-z0-9]{4}$/);
     expect(await page.getByRole("button", { name: "Copy secret key" }).count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "keys page");
@@ -117,6 +146,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard keys, live events, members and audit", (
     expect((await request(harness.url, "GET", "/features", { token: secret })).status).toBe(200);
     // While it is shown, the server snippets carry it too.
     expect(await page.locator("pre.code").nth(2).textContent()).toContain(`secretKey: "${secret}"`);
+    expect(await page.getByLabel("@openfeature/ofrep-provider snippet").textContent()).toContain(`"Bearer ${secret}"`);
     await screenshotWidths(harness, page, "keys-secret-once");
     // Once only: after leaving the page, the secret key is masked again.
     await navLink(page, "Features").click();

@@ -134,6 +134,9 @@ describe(`key isolation (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)
         return { key: world.optInFeatureKey, optedIn: true, scope: "user", context: { user: { id: marker } } };
       case "feedback/prompting-init":
         return { userId: marker };
+      case "ofrep/v1/evaluate/flags":
+      case "ofrep/v1/evaluate/flags/huddle:config":
+        return { context: { targetingKey: marker, company: { id: "iso-eval", plan: "pro" } } };
       case "admin/apps":
         return { name: "iso" };
       default:
@@ -190,6 +193,8 @@ describe(`key isolation (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)
             result.writesTo = kind === "tracking" ? appDefault : environment.id;
           }
           if (method === "GET" && !template.startsWith("/admin") && !template.startsWith("/sse")) result.readsFrom = environment.id;
+          // OFREP answers config payloads like /features/evaluated (API.md §14).
+          if (template.startsWith("/ofrep/")) result.readsFrom = environment.id;
           results.push(result);
         }
       }
@@ -197,7 +202,7 @@ describe(`key isolation (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)
     const mismatches = results
       .filter((result) => result.answer.status !== result.expected)
       .map((result) => `${result.endpoint} [${result.kind}, ${result.relation}]: expected ${result.expected}, got ${result.answer.status} ${result.answer.body.slice(0, 120)}`);
-    const malformed = results.flatMap((result) => problemsWith(result.answer).map((problem) => `${result.endpoint} [${result.kind}, ${result.relation}]: ${problem}`));
+    const malformed = results.flatMap((result) => problemsWith(result.answer, false, result.endpoint.includes(" /ofrep/")).map((problem) => `${result.endpoint} [${result.kind}, ${result.relation}]: ${problem}`));
     console.log(`FIGURES key-isolation ${JSON.stringify({ cells: results.length, mismatches: mismatches.length, malformed: malformed.length })}`);
     expect(mismatches).toEqual([]);
     expect(malformed).toEqual([]);

@@ -14,7 +14,10 @@ export const isMasked = (key: string) => key.includes("…");
 /** Where a snippet takes the secret key from when the page does not know it (it is shown once only). */
 const SECRET_FROM_ENV = "process.env.SWITCHYARD_SECRET_KEY";
 
-/** Snippets for the four official SDKs, ready to paste: the publishable key and the service's SDK base URL filled in. */
+/**
+ * Snippets for the four official SDKs and OpenFeature's OFREP providers (API.md §14), ready to paste: the publishable
+ * key and the service's SDK base URL filled in.
+ */
 export function snippets(apiBaseUrl: string, publishableKey: string, secretKey: string | undefined): { name: string; code: string }[] {
   const secret = secretKey ? JSON.stringify(secretKey) : `${SECRET_FROM_ENV}, // the environment's secret key`;
   const browser = (pkg: string, client: string, variable: string, getter: string) =>
@@ -26,6 +29,25 @@ export function snippets(apiBaseUrl: string, publishableKey: string, secretKey: 
     { name: "@bucketco/browser-sdk", code: browser("@bucketco/browser-sdk", "BucketClient", "bucket", "getFeature") },
     { name: "@reflag/node-sdk", code: server("@reflag/node-sdk", "ReflagClient", "reflag", "getFlag") },
     { name: "@bucketco/node-sdk", code: server("@bucketco/node-sdk", "BucketClient", "bucket", "getFeature") },
+    ...openFeatureSnippets(apiBaseUrl, publishableKey, secretKey),
+  ];
+}
+
+/** The OpenFeature web and server SDKs with their OFREP providers; `<key>` is a feature's access, `<key>:config` its config. */
+function openFeatureSnippets(apiBaseUrl: string, publishableKey: string, secretKey: string | undefined): { name: string; code: string }[] {
+  const secretBearer = secretKey ? JSON.stringify(`Bearer ${secretKey}`) : `\`Bearer \${${SECRET_FROM_ENV}}\``;
+  const web =
+    `import { OpenFeature } from "@openfeature/web-sdk";\nimport { OFREPWebProvider } from "@openfeature/ofrep-web-provider";\n\n` +
+    `await OpenFeature.setContext({ targetingKey: "user-1", company: { id: "company-1" } });\n` +
+    `await OpenFeature.setProviderAndWait(\n  new OFREPWebProvider({ baseUrl: "${apiBaseUrl}", headers: [["Authorization", "Bearer ${publishableKey}"]] }),\n);\n` +
+    `OpenFeature.getClient().getBooleanValue("my-feature", false);`;
+  const server =
+    `import { OpenFeature } from "@openfeature/server-sdk";\nimport { OFREPProvider } from "@openfeature/ofrep-provider";\n\n` +
+    `await OpenFeature.setProviderAndWait(\n  new OFREPProvider({ baseUrl: "${apiBaseUrl}", headers: [["Authorization", ${secretBearer}]] }),\n);\n` +
+    `await OpenFeature.getClient().getBooleanValue("my-feature", false, { targetingKey: "user-1", company: { id: "company-1" } });`;
+  return [
+    { name: "@openfeature/ofrep-web-provider", code: web },
+    { name: "@openfeature/ofrep-provider", code: server },
   ];
 }
 
@@ -139,7 +161,8 @@ export function Keys({ scope }: { scope: Scope }) {
       <Card id="sdk-title" title="SDK set-up">
         <p class="muted">
           Install an SDK, paste its snippet and replace <code>my-feature</code> with a feature key. Browser SDKs take the publishable key; server SDKs the secret key
-          {secretKey ? " (filled in below while it is shown)" : <> (read here from <code>SWITCHYARD_SECRET_KEY</code>)</>}.
+          {secretKey ? " (filled in below while it is shown)" : <> (read here from <code>SWITCHYARD_SECRET_KEY</code>)</>}. With OpenFeature, a
+          feature is the boolean flag <code>my-feature</code> and its remote config the flag <code>my-feature:config</code>.
         </p>
         <Field label="API base URL (the service's SDK address)" value={apiBaseUrl} onInput={(event) => setApiBaseUrl((event.currentTarget as HTMLInputElement).value)} />
         {isMasked(publishableKey) && <p class="warning">The browser snippets need the publishable key in full: rotate it above first.</p>}

@@ -41,6 +41,12 @@ export function bearerToken(request: ApiRequest): string | undefined {
   return match ? match[1] : undefined;
 }
 
+/** The credential of an `X-API-Key` header (OpenFeature's OFREP providers send keys there). */
+function apiKeyHeader(request: ApiRequest): string | undefined {
+  const value = request.headers["x-api-key"]?.trim();
+  return value || undefined;
+}
+
 /** `publishableKey` from the raw query, without parsing the rest. */
 function publishableKeyFromQuery(query: string): string | undefined {
   if (!query.includes("publishableKey=")) return undefined;
@@ -59,6 +65,7 @@ export function authenticate(
   access: Access,
   params: Record<string, string>,
   permission?: Permission,
+  acceptsApiKeyHeader = false,
 ): Principal {
   switch (access) {
     case "public":
@@ -77,7 +84,7 @@ export function authenticate(
     }
     case "secret":
     case "environment": {
-      const header = bearerToken(request);
+      const header = bearerToken(request) ?? (acceptsApiKeyHeader ? apiKeyHeader(request) : undefined);
       // Browsers send the publishable key in the query to avoid a CORS preflight; a secret key only ever in the header.
       const presented = header ?? publishableKeyFromQuery(request.query);
       if (!presented) throw new ServiceError("UNAUTHORIZED", "A key is required as `Authorization: Bearer <key>` or the `publishableKey` query parameter.");

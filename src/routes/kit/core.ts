@@ -39,10 +39,10 @@ export function loggablePath(path: string, access?: Access): string {
   return segments.join("/");
 }
 
-function toErrorResponse(error: unknown, log: Logger, request: ApiRequest, access?: Access): ApiResponse {
-  if (error instanceof ServiceError) return errorResponse(error);
+function toErrorResponse(error: unknown, log: Logger, request: ApiRequest, access?: Access, render: (error: ServiceError) => ApiResponse = errorResponse): ApiResponse {
+  if (error instanceof ServiceError) return render(error);
   log.error("request failed", { method: request.method, path: loggablePath(request.path, access), error: String((error as Error)?.stack ?? error) });
-  return errorFor("INTERNAL");
+  return render(new ServiceError("INTERNAL"));
 }
 
 /** The transport-free API: routing, authentication, CORS, and the error envelope around every handler. */
@@ -60,8 +60,13 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
     // Management routes (the management and analytics API, the dashboard's data, MCP, the Reflag API) read what is
     // projected from tracking, as do the routes that say so: each waits for what was acknowledged before it.
     const readsProjection = spec.access === "admin" || spec.readsProjection === true;
+    const render = spec.renderError === undefined ? undefined : (error: ServiceError) => spec.renderError!(error, params);
     return {
       bodyLimit: spec.bodyLimit,
+      // A route with its own error body answers a body over its limit in it too.
+      ...(render === undefined
+        ? {}
+        : { refuseTooLarge: (request: Pick<ApiRequest, "headers">) => withCors(render(new ServiceError("PAYLOAD_TOO_LARGE")), spec.cors ? request.headers.origin : undefined) }),
       handle(request) {
         const origin = spec.cors ? request.headers.origin : undefined;
         const started = meter === undefined ? 0 : performance.now();
@@ -70,7 +75,7 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
           return withCors(result, origin);
         };
         const fail = (error: unknown): ApiResponse => {
-          const response = toErrorResponse(error, services.log, request, spec.access);
+          const response = toErrorResponse(error, services.log, request, spec.access, render);
           meter?.observe(response.status, (performance.now() - started) / 1000);
           return withCors(response, origin);
         };
@@ -80,7 +85,7 @@ export function createApiCore<S extends CoreServices>(services: S, router: Route
           if (spec.access !== "admin" && spec.access !== "public" && perAddress.enabled && !perAddress.allow(request.remoteAddress())) {
             throw new ServiceError("RATE_LIMITED", "Too many requests from this address.", undefined, perAddress.retryAfterSeconds());
           }
-          const principal = authenticate(services.auth, request, spec.access, params, spec.permission);
+          const principal = authenticate(services.auth, request, spec.access, params, spec.permission, spec.acceptsApiKeyHeader);
           if ("environmentId" in principal && !perKey.allow(`${principal.kind}:${principal.environmentId}`)) {
             throw new ServiceError("RATE_LIMITED", "Too many requests for this key.", undefined, perKey.retryAfterSeconds());
           }

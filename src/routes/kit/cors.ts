@@ -1,6 +1,7 @@
 import type { ApiResponse } from "../../http/types.js";
 
-const ALLOWED_HEADERS = "authorization, content-type, bucket-sdk-version, reflag-sdk-version";
+// `x-api-key` and `if-none-match`: what OpenFeature's OFREP providers send (API.md §14).
+const ALLOWED_HEADERS = "authorization, content-type, bucket-sdk-version, reflag-sdk-version, x-api-key, if-none-match";
 const ALLOWED_METHODS = "GET, POST, PUT, DELETE, OPTIONS";
 
 /** Browsers call the front-facing API from other origins with credentials; echo the origin rather than `*`. */

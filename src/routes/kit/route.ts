@@ -1,6 +1,7 @@
 import type { Permission } from "../../accounts/roles.js";
 import type { Access, Principal } from "./auth.js";
 import type { ApiRequest, ApiResponse, StreamResponse } from "../../http/types.js";
+import type { ServiceError } from "../../errors/catalogue.js";
 
 /** Body limits of API.md §2. */
 export const BODY_LIMITS = {
@@ -31,6 +32,10 @@ export interface RouteSpec<S> {
    * acknowledged before it (API.md §4). Management (`admin`) routes always do.
    */
   readsProjection?: boolean;
+  /** The key may also come as `X-API-Key` (header-authenticated like a Bearer token). */
+  acceptsApiKeyHeader?: boolean;
+  /** The error body of a protocol of its own (OFREP) instead of the envelope of API.md §2; same statuses. */
+  renderError?(error: ServiceError, params: Record<string, string>): ApiResponse;
   handle(context: RouteContext<S>): Promise<RouteResult> | RouteResult;
 }
 

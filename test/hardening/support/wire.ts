@@ -173,7 +173,7 @@ export async function exchange(baseUrl: string, spec: FetchSpec, timeoutMs = 15_
  * JSON error envelope; 2xx answers JSON (or a stream, or 204/304 with no body; HEAD: never a body). Empty when all
  * is well.
  */
-export function problemsWith(answer: WireAnswer, head = false): string[] {
+export function problemsWith(answer: WireAnswer, head = false, ofrep = false): string[] {
   const problems: string[] = [];
   const { status, body } = answer;
   if (status >= 500) problems.push(`status ${status} (≥ 500)`);
@@ -201,6 +201,9 @@ export function problemsWith(answer: WireAnswer, head = false): string[] {
   }
   if (status >= 300) {
     const envelope = parsed as { success?: unknown; error?: { code?: unknown; message?: unknown } };
+    // OFREP answers its own error body (API.md §14); its path's other refusals (404 route, 413) use the envelope.
+    const ofrepBody = parsed as { errorCode?: unknown; errorDetails?: unknown };
+    if (ofrep && typeof parsed === "object" && parsed !== null && typeof ofrepBody.errorCode === "string" && typeof ofrepBody.errorDetails === "string") return problems;
     if (
       typeof parsed !== "object" || parsed === null || envelope.success !== false || typeof envelope.error !== "object" ||
       envelope.error === null || typeof envelope.error.code !== "string" || typeof envelope.error.message !== "string"

@@ -1,0 +1,138 @@
+import { hash } from "node:crypto";
+import { environmentOf, BODY_LIMITS, type RouteContext, type RouteSpec } from "../kit/route.js";
+import type { HttpMethod } from "../kit/router.js";
+import { bearerToken } from "../kit/auth.js";
+import type { Services } from "../kit/services.js";
+import type { ApiRequest, ApiResponse, StreamResponse } from "../../http/types.js";
+import { ERRORS, ServiceError } from "../../errors/catalogue.js";
+import type { EvaluateJob, JobResult, OfrepRequest } from "../../jobs/protocol.js";
+import { ofrepError } from "../../jobs/ofrep-job.js";
+import { refetchEvaluationFrame } from "../../live/sse-frames.js";
+import { evaluateEnabledReplicated } from "./replicated-tracking.js";
+import { OfrepRevalidation, ifNoneMatchHolds } from "./ofrep-revalidation.js";
+
+/** Scripts on other origins read the ETag to send it back as `If-None-Match`. */
+const EXPOSE_ETAG = { "access-control-expose-headers": "ETag" };
+
+/** Bulk answers remembered for revalidation per process: one small entry per recent (key, context). */
+const REVALIDATION_ENTRIES = 10_000;
+
+const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** One memo per service graph, beside the code it speeds up (as the rules route keeps its prepared answers). */
+const revalidations = new WeakMap<Services, OfrepRevalidation>();
+
+function revalidationOf(services: Services): OfrepRevalidation {
+  let revalidation = revalidations.get(services);
+  if (revalidation === undefined) revalidations.set(services, (revalidation = new OfrepRevalidation(REVALIDATION_ENTRIES, services.config.evaluationCacheMs)));
+  return revalidation;
+}
+
+/** The key the caller presented when it is a publishable one (the header forms first, as authentication reads them). */
+function publishableKeyOf(context: RouteContext<Services>): string | undefined {
+  if (context.principal.kind !== "publishable") return undefined;
+  const { request } = context;
+  const presented = bearerToken(request) ?? request.headers["x-api-key"]?.trim();
+  return presented || new URLSearchParams(request.query).get("publishableKey") || undefined;
+}
+
+/** OFREP's body for what the API core refuses (credentials, load shedding), with the status of API.md §2. */
+function renderOfrepError(error: ServiceError, params: Record<string, string>): ApiResponse {
+  const status = ERRORS[error.code].status;
+  const errorCode = status === 400 ? "PARSE_ERROR" : "GENERAL";
+  const answer = ofrepError(status, errorCode, error.message, params.key);
+  const headers: Record<string, string> = { ...answer.headers, ...EXPOSE_ETAG };
+  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
+  return { status, headers, body: answer.body };
+}
+
+function jobOf(services: Services, environmentId: string, request: ApiRequest, ofrep: Omit<OfrepRequest, "body" | "contentType">): EvaluateJob {
+  return {
+    kind: "evaluate",
+    environmentId,
+    minFlagStateVersion: services.flagStates.current(environmentId),
+    query: "",
+    onlyEnabled: false,
+    attributeEpoch: services.evaluationCache.attributeEpoch(environmentId),
+    attributeCacheMs: services.config.evaluationCacheMs,
+    ofrep: { ...ofrep, body: request.body, contentType: request.headers["content-type"] },
+  };
+}
+
+function exposed(answer: JobResult): ApiResponse {
+  return { status: answer.status, headers: { ...answer.headers, ...EXPOSE_ETAG }, body: answer.body };
+}
+
+function notModified(etag: string): ApiResponse {
+  return { status: 304, headers: { etag, ...EXPOSE_ETAG }, body: "" };
+}
+
+/**
+ * `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag. A matching `If-None-Match` is answered 304 from the
+ * revalidation memo while nothing the answer depends on moved, else after evaluating (when the ETag is unchanged).
+ */
+function evaluateBulk(context: RouteContext<Services>): ApiResponse | Promise<ApiResponse> {
+  const { environmentId } = environmentOf(context.principal);
+  const { services, request } = context;
+  const publishableKey = publishableKeyOf(context);
+  const job = jobOf(services, environmentId, request, publishableKey === undefined ? {} : { publishableKey });
+  const revalidation = revalidationOf(services);
+  const body = request.body ?? Buffer.alloc(0);
+  // The answer is a function of the environment, the key (its event stream) and the body (the context and its type).
+  const memoKey = `${environmentId}\u0000${publishableKey ?? ""}\u0000${request.headers["content-type"] ?? ""}\u0000${hash("sha1", body, "base64")}`;
+  const ifNoneMatch = request.headers["if-none-match"];
+  if (ifNoneMatch !== undefined) {
+    const etag = revalidation.current(memoKey, job.minFlagStateVersion, job.attributeEpoch);
+    if (etag !== undefined && ifNoneMatchHolds(ifNoneMatch, etag)) return notModified(etag);
+  }
+  const finish = (answer: JobResult): ApiResponse => {
+    const etag = answer.headers?.etag;
+    if (answer.status !== 200 || etag === undefined) return exposed(answer);
+    revalidation.remember(memoKey, etag, job.minFlagStateVersion, job.attributeEpoch);
+    return ifNoneMatchHolds(ifNoneMatch, etag) ? notModified(etag) : exposed(answer);
+  };
+  const { executor } = services;
+  if (executor.evaluateNow !== undefined) return finish(executor.evaluateNow(job));
+  return executor.run(job).then(finish);
+}
+
+/**
+ * `POST /ofrep/v1/evaluate/flags/{key}`: one flag, and its `check` event logged without waiting (API.md §14). Runs
+ * as a job (not `evaluateNow`), so that the event travels with it as `/features/enabled`'s do.
+ */
+function evaluateFlag(context: RouteContext<Services>): ApiResponse | Promise<ApiResponse> {
+  const { environmentId } = environmentOf(context.principal);
+  const { services, request } = context;
+  const job = jobOf(services, environmentId, request, { flagKey: context.params.key! });
+  if (services.cluster !== undefined) return exposed(evaluateEnabledReplicated(services.cluster, services.cluster.jobContext, job));
+  return services.executor.run(job).then((answer) => {
+    // Answered before its event is committed: the projector is told it is on its way.
+    services.projection.appended();
+    return exposed(answer);
+  });
+}
+
+/** `GET /ofrep/v1/events`: the live-update stream of §5 with OFREP's frame, under the same limits per key. */
+function openEvents(context: RouteContext<Services>): StreamResponse {
+  const { environmentId } = environmentOf(context.principal);
+  const environment = context.services.tenancy.getEnvironment(environmentId);
+  if (!environment) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
+  return context.services.live.open(
+    { environmentId, keyId: `${context.principal.kind}:${environmentId}`, currentVersion: environment.flagStateVersion, frame: refetchEvaluationFrame },
+    { ...STREAM_HEADERS, ...EXPOSE_ETAG },
+  );
+}
+
+const OFREP_SPEC = { access: "environment", cors: true, acceptsApiKeyHeader: true, renderError: renderOfrepError } as const;
+
+/** OpenFeature's remote evaluation protocol (API.md §14): publishable or secret key, as a Bearer token or `X-API-Key`. */
+export const OFREP_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
+  ["POST", "/ofrep/v1/evaluate/flags", { ...OFREP_SPEC, bodyLimit: BODY_LIMITS.single, handle: evaluateBulk }],
+  ["POST", "/ofrep/v1/evaluate/flags/:key", { ...OFREP_SPEC, bodyLimit: BODY_LIMITS.single, handle: evaluateFlag }],
+  ["GET", "/ofrep/v1/events", { ...OFREP_SPEC, bodyLimit: 0, handle: openEvents }],
+];
