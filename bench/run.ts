@@ -11,7 +11,7 @@ import { availableParallelism, cpus, hostname, loadavg, totalmem } from "node:os
 import { join, relative, resolve } from "node:path";
 import { benchBulkRecords, type BulkRecordsFigure } from "./baselines/bulk-records.js";
 import { benchLmdbPuts, type LmdbPutsFigure } from "./baselines/lmdb-puts.js";
-import { benchAnswerTransport, benchBulkCeiling, benchEventRecordsCeiling, benchGroupCommitCeiling, benchHelloWorld } from "./baselines/transport.js";
+import { benchAnswerTransport, benchBulkCeiling, benchEventRecordsCeiling, benchGroupCommitCeiling, benchHelloWorld, HELLO_IDS } from "./baselines/transport.js";
 import { benchContextFromQuery } from "./evaluation/context-from-query.js";
 import { benchEvaluatorVsReference } from "./evaluation/evaluator-vs-reference.js";
 import { benchEvaluationAlone, type EvaluationAloneFigure } from "./evaluation/write-answer.js";
@@ -22,6 +22,9 @@ import { buildReport, type BenchReport, type Measurements, type StartupPoint } f
 import { benchNativeFree } from "./runtime/native-free.js";
 import { benchCluster } from "./cluster/cluster-bench.js";
 import { skippedCluster, type ClusterSection } from "./cluster/model.js";
+import { skippedPeers, type PeersSection } from "./peers/model.js";
+import { benchPeers } from "./peers/peers-bench.js";
+import { runPeersOnly } from "./peers/peers-only.js";
 import { benchTrackingBulk } from "./schemas/tracking-bulk.js";
 import { benchCompression, benchContextSizes, benchEvaluation, evaluateId, type ServiceTarget } from "./serving/evaluation-routes.js";
 import { measureStages, profilingNodeArgs, type StageFigure } from "./serving/evaluation-stages.js";
@@ -62,6 +65,14 @@ async function main(): Promise<void> {
     log: (message) => process.stderr.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(1).padStart(6)} s] ${message}\n`),
   };
   lab.log(`mode ${mode.name}, load generator ${driver}, ${availableParallelism()} cores, load average ${startLoad.map((value) => value.toFixed(2)).join(" ")}`);
+  if (cli.peers) {
+    try {
+      await runPeersOnly(lab, resolve(cli.outDir ?? RESULTS_DIR), process.argv.slice(2));
+    } finally {
+      scratch.remove();
+    }
+    return;
+  }
 
   const load: LoadFigure[] = [];
   const startup: StartupPoint[] = [];
@@ -74,6 +85,7 @@ async function main(): Promise<void> {
   const stages: StageFigure[] = [];
   const extras: BenchReport["extras"] = [];
   let cluster: ClusterSection = skippedCluster("not run");
+  let peers: PeersSection = skippedPeers(mode.name === "full" ? "not run" : "measured in full runs, or alone with --peers");
   const phase = async (name: string, work: () => Promise<void>) => {
     try {
       await work();
@@ -212,7 +224,14 @@ async function main(): Promise<void> {
       }
     });
 
-    // 8. Other owners' stand-alone benchmark scripts, run as they are (full runs only: their duration is theirs).
+    // 8. Switchyard against Unleash and the Unleash Proxy (their own processes, after ours have stopped).
+    if (mode.name === "full") {
+      await phase("peers", async () => {
+        peers = await benchPeers(lab, load.find((figure) => figure.id === HELLO_IDS.uws.get)?.value);
+      });
+    }
+
+    // 9. Other owners' stand-alone benchmark scripts, run as they are (full runs only: their duration is theirs).
     if (mode.name === "full") runExtras(lab, extras);
   } finally {
     scratch.remove();
@@ -257,6 +276,7 @@ async function main(): Promise<void> {
     startup,
     extras,
     cluster,
+    peers,
   };
   const report = buildReport(measured);
   const outDir = resolve(cli.outDir ?? RESULTS_DIR);

@@ -3,6 +3,7 @@ import type { LoadFigure, Section } from "../support/lab.js";
 import { GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { BULK_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { ClusterSection } from "../cluster/model.js";
+import { PEERS_HEADING, peersBlocks } from "../peers/markdown.js";
 import { boundsOfMissedTargets } from "./bounds.js";
 import { count, isNumber, mib, ms, nanoseconds, shorten, table, withUnit } from "./format.js";
 import type { BenchReport, Comparison, CurvePoint } from "./model.js";
@@ -23,6 +24,7 @@ export const MARKDOWN_SECTIONS = [
   "## Native vs native-free",
   "## Scaling curves",
   "## Cluster",
+  PEERS_HEADING,
   "## Notes",
 ] as const;
 
@@ -253,6 +255,7 @@ export function renderMarkdown(report: BenchReport): string {
   }
 
   push("## Cluster", ...clusterBlocks(report.cluster, loadTable));
+  push(PEERS_HEADING, ...peersBlocks(report.peers));
 
   const notes = [
     "Load and service share one machine: wrk takes a core, the service the other (and its pool threads compete with both). " +

@@ -10,6 +10,7 @@ import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.j
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
 import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
 import type { ClusterSection } from "../cluster/model.js";
+import type { PeersSection } from "../peers/model.js";
 import type { StageFigure } from "../serving/evaluation-stages.js";
 import { MIXED_MAX_ID, MIXED_PACED_ID } from "../serving/mixed.js";
 import { RULES_ETAG_ID, RULES_ID } from "../serving/rules-route.js";
@@ -106,6 +107,8 @@ export interface BenchReport {
   stages: StageFigure[];
   /** Cluster mode against a standalone node of the same run, or why it was not measured. */
   cluster: ClusterSection;
+  /** Switchyard against Unleash and the Unleash Proxy serving the same flags, or why they were not measured. */
+  peers: PeersSection;
 }
 
 /** What the runner gathered; `buildReport` derives the rest. */
@@ -123,6 +126,7 @@ export interface Measurements {
   extras: BenchReport["extras"];
   stages: StageFigure[];
   cluster: ClusterSection;
+  peers: PeersSection;
 }
 
 const LMDB_ID = "lmdb-raw-puts";
@@ -330,6 +334,7 @@ export function buildReport(measured: Measurements): BenchReport {
     extras: measured.extras,
     stages: measured.stages,
     cluster: measured.cluster,
+    peers: measured.peers,
   };
 }
 

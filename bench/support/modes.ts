@@ -87,15 +87,21 @@ export interface CliOptions {
   outDir: string | undefined;
   /** Forces a load generator; by default wrk when present, else autocannon (the in-process prober in smoke mode). */
   driver: Driver | undefined;
+  /** Only the peers (Unleash, the Unleash Proxy) against Switchyard, at the mode's length. */
+  peers: boolean;
 }
 
-export const USAGE = `node dist/bench/run.js [--quick | --smoke] [--out DIR] [--driver wrk|autocannon]
+export const USAGE = `node dist/bench/run.js [--quick | --smoke] [--peers] [--out DIR] [--driver wrk|autocannon]
 
   (default)   full run: every scenario 3×, ${MODES.full.durationSeconds} s each after ${MODES.full.warmupSeconds} s of warm-up, up to 1M stored users
   --quick     every scenario once, ${MODES.quick.durationSeconds} s each; under 2 minutes on a 2-core machine
   --smoke     a few requests per scenario, seconds in all: checks the harness, not the service
   --out DIR   write <date>-<host>.json and .md into DIR (default bench/results)
   --driver    force wrk, autocannon or probe (in-process, for smoke runs)
+  --peers     only Switchyard against Unleash 6.4.1 (/api/frontend) and the Unleash Proxy 1.4.19 (/proxy), same 50
+              flags, alternated 3 × 10 s each (2 × 1 s with --smoke); writes <date>-<host>-peers.json and .md.
+              Needs PostgreSQL (initdb); installs unleash-server and @unleash/proxy into $TMPDIR once. Full runs
+              include it last; without PostgreSQL it is skipped with one line, never a failure.
 
   The last load phase sets cluster mode (3 local nats-servers, R3) against a standalone node; without nats-server
   it is skipped and the report says why (NATS_SERVER_BIN names another binary). Alone: dist/bench/cluster/run-cluster.js
@@ -109,6 +115,7 @@ export function parseCli(argv: readonly string[]): CliOptions | "help" {
       smoke: { type: "boolean" },
       out: { type: "string" },
       driver: { type: "string" },
+      peers: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -119,5 +126,6 @@ export function parseCli(argv: readonly string[]): CliOptions | "help" {
     mode: MODES[values.smoke ? "smoke" : values.quick ? "quick" : "full"],
     outDir: values.out,
     driver: values.driver as Driver | undefined,
+    peers: values.peers === true,
   };
 }

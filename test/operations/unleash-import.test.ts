@@ -1,5 +1,5 @@
 /**
- * Import from Unleash (API.md §13.3) against a real Unleash 6.4.1 on a real PostgreSQL (unleash-fixture.ts), seeded
+ * Import from Unleash (API.md §13.3) against a real Unleash 6.4.1 on a real PostgreSQL (bench/support/unleash.ts), seeded
  * through Unleash's own admin API. Unleash's playground is the oracle: every imported flag without warnings answers
  * `isEnabled` as Unleash does for every context tried, and a flag with warnings never serves more. Skips, saying why,
  * where PostgreSQL or unleash-server cannot be had.
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, request } from "../support/http.js";
 import { startServer, type TestServer } from "../support/server.js";
 import { switchyardCli } from "../support/switchyard-cli.js";
-import { prepareUnleash, startUnleash, type RunningUnleash } from "./unleash-fixture.js";
+import { prepareUnleash, startUnleash, type RunningUnleash } from "../../bench/support/unleash.js";
 
 const prerequisites = prepareUnleash();
 if (!prerequisites.ok) console.warn(`Unleash import test skipped: ${prerequisites.reason}`);

@@ -1,5 +1,6 @@
 /**
- * A real Unleash 6.4.1 on a real PostgreSQL, both started in a temp dir on 127.0.0.1 for the importer's test.
+ * A real Unleash 6.4.1 on a real PostgreSQL, both started in a temp dir on 127.0.0.1: for the importer's test
+ * (test/operations/unleash-import.test.ts) and the peers benchmark (bench/peers/), one copy for both.
  *
  * unleash-server is not a dependency of this project (it brings about 360 packages, 167 MB: `npm ci` for everyone
  * would pay for one test file). It is installed once from the npm registry into a cache dir outside the repo
@@ -10,10 +11,14 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePorts } from "../../bench/support/free-ports.js";
+import { freePorts } from "./free-ports.js";
 
 export const UNLEASH_VERSION = "6.4.1";
 export const UNLEASH_ADMIN_TOKEN = "*:*.switchyard-import-test-admin-token";
+/** For Unleash's own frontend API (`/api/frontend`), production environment. */
+export const UNLEASH_FRONTEND_TOKEN = "*:production.switchyard-bench-frontend-token";
+/** A server-side SDK token for production: what the Unleash Proxy reads Unleash with. */
+export const UNLEASH_CLIENT_TOKEN = "*:production.switchyard-bench-client-token";
 
 export type UnleashPrerequisites = { ok: true; pgBin: string; unleashDir: string } | { ok: false; reason: string };
 
@@ -51,6 +56,9 @@ export function prepareUnleash(): UnleashPrerequisites {
 export interface RunningUnleash {
   url: string;
   token: string;
+  /** The Unleash server's process, and PostgreSQL's data dir (its postmaster.pid names the database's process). */
+  pid: number;
+  pgDataDir: string;
   /** An admin API call to Unleash; throws unless it answered 2xx. */
   call(method: string, path: string, body?: unknown): Promise<any>;
   stop(): Promise<void>;
@@ -99,7 +107,11 @@ export async function startUnleash(prerequisites: Extract<UnleashPrerequisites, 
       `require(${JSON.stringify(join(prerequisites.unleashDir, "node_modules", "unleash-server"))}).start({
   db: { host: "127.0.0.1", port: ${pgPort}, user: "unleash", password: "unused", database: "unleash", ssl: false },
   server: { host: "127.0.0.1", port: ${unleashPort} },
-  authentication: { initApiTokens: [{ environment: "*", project: "*", secret: ${JSON.stringify(UNLEASH_ADMIN_TOKEN)}, type: "admin", tokenName: "switchyard-test" }] },
+  authentication: { initApiTokens: [
+    { environment: "*", project: "*", secret: ${JSON.stringify(UNLEASH_ADMIN_TOKEN)}, type: "admin", tokenName: "switchyard-test" },
+    { environment: "production", project: "*", secret: ${JSON.stringify(UNLEASH_FRONTEND_TOKEN)}, type: "frontend", tokenName: "switchyard-bench-frontend" },
+    { environment: "production", project: "*", secret: ${JSON.stringify(UNLEASH_CLIENT_TOKEN)}, type: "client", tokenName: "switchyard-bench-client" },
+  ] },
   logLevel: "error",
 });`,
     );
@@ -124,7 +136,7 @@ export async function startUnleash(prerequisites: Extract<UnleashPrerequisites, 
       if (!response.ok) throw new Error(`Unleash ${method} ${path}: ${response.status} ${text}`);
       return text === "" ? undefined : JSON.parse(text);
     };
-    return { url, token: UNLEASH_ADMIN_TOKEN, call, stop };
+    return { url, token: UNLEASH_ADMIN_TOKEN, pid: child.pid!, pgDataDir: join(dir, "pg"), call, stop };
   } catch (error) {
     await stop();
     throw error;
