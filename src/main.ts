@@ -19,7 +19,12 @@ import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
 import { selectAdapters } from "./runtime/adapters.js";
-import { EvaluationCache } from "./routes/sdk/evaluation-cache.js";
+import { EvaluationCache } from "./jobs/evaluation-cache.js";
+import { EvaluationServing } from "./jobs/evaluation-serving.js";
+import type { TrackingLog } from "./jobs/tracking-log-port.js";
+import { LocalTrackingLog } from "./workers/local-tracking-log.js";
+import { ReplicatedTrackingLog } from "./cluster/replicated-tracking-log.js";
+import { applyEverythingLogged } from "./cluster/logged-barrier.js";
 import { createJobContext } from "./jobs/job-context.js";
 import { AppendTally } from "./tracking/append-tally.js";
 import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
@@ -124,6 +129,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     metrics,
     log,
   });
+  // Tracking goes to this node's append log, or in cluster mode to the replicated one: routes hold only the port.
+  const trackingLog: TrackingLog = cluster !== undefined ? new ReplicatedTrackingLog(cluster, store) : new LocalTrackingLog(executor, projection.gate);
+  const evaluation = new EvaluationServing({ runner: executor, trackingLog, cache: evaluationCache, flagStates, config });
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
@@ -138,7 +146,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache,
+    evaluation,
+    trackingLog,
     live: new LiveStreamHub(flagStates, config.sse),
     prompting: createPrompting(store, { keepAliveMs: config.sse.keepAliveMs, maxStreams: config.sse.maxStreams }, log),
     projection: projection.gate,
@@ -160,7 +169,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
     auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
-    ...(cluster !== undefined ? { cluster } : {}),
+    ...(cluster !== undefined
+      ? {
+          cluster: {
+            nodeId: cluster.config.nodeId,
+            status: () => cluster.status(),
+            clusterStatus: () => cluster.clusterStatus(),
+            applyEverythingLogged: () => applyEverythingLogged(cluster),
+          },
+        }
+      : {}),
   };
 
   let boundPort: number | undefined;

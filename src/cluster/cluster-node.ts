@@ -47,7 +47,7 @@ export interface SetStatus {
  */
 export class ClusterNode {
   private timer: NodeJS.Timeout | undefined;
-  /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking.ts). */
+  /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking-log.ts). */
   readonly jobContext: JobContext;
   /** Where management routes send their changes: the primary set's log, or a router over both sets. */
   readonly management: ManagementLog;

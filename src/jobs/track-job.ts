@@ -5,6 +5,7 @@ import { prepareFeedback } from "../tracking/logged-feedback.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
 import type { JobResult, TrackJob } from "./protocol.js";
 import type { JobContext } from "./job-context.js";
+import type { KvStore } from "../storage/kv.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const OK_BODY = '{"success":true}';
@@ -20,13 +21,23 @@ export function parseTrackJob(job: TrackJob): readonly TrackingItem[] {
   return parsed.items;
 }
 
+/** Whether any item updates an existing feedback (by its id). */
+export function feedbackUpdates(items: readonly TrackingItem[]): boolean {
+  return items.some((item) => item.type === "feedback" && item.feedbackId !== undefined);
+}
+
 /**
  * One tracking request made ready for the tracking log: validated as a whole, its feedback references checked and
  * the ids of new feedback decided; with the answer it gets once the log holds it. Throws the request's 4xx.
  */
 export function prepareTrackJob(jobContext: JobContext, job: TrackJob): { request: LoggedRequest; answer: JobResult } {
-  const items = [...parseTrackJob(job)];
-  const feedbackIds = prepareFeedback(jobContext.store, job.environmentId, items);
+  return prepareTrackedItems(jobContext.store, job, parseTrackJob(job));
+}
+
+/** The same for items already parsed (the replicated log parses first, to wait for its own writes when it must). */
+export function prepareTrackedItems(store: KvStore, job: TrackJob, parsed: readonly TrackingItem[]): { request: LoggedRequest; answer: JobResult } {
+  const items = [...parsed];
+  const feedbackIds = prepareFeedback(store, job.environmentId, items);
   const request: LoggedRequest = { environmentId: job.environmentId, receivedAt: job.receivedAt, items, feedbackIds };
   if (job.call !== "feedback") return { request, answer: tracked() };
   const item = items[0]!;

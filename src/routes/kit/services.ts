@@ -1,5 +1,4 @@
 import type { AccountServices } from "./account-services.js";
-import type { ClusterNode } from "../../cluster/cluster-node.js";
 import type { CoreServices } from "./core.js";
 import type { Config } from "../../config/config.js";
 import type { FeatureRepository } from "../../features/feature-repository.js";
@@ -10,7 +9,8 @@ import type { KeyIndex } from "../../tenancy/key-index.js";
 import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 import type { TrackingReader } from "../../tracking/index.js";
 import type { Executor } from "../../workers/executor.js";
-import type { EvaluationCache } from "../sdk/evaluation-cache.js";
+import type { EvaluationServing } from "../../jobs/evaluation-serving.js";
+import type { TrackingLog } from "../../jobs/tracking-log-port.js";
 import type { LiveStreamHub } from "../../live/live-stream-hub.js";
 import type { Prompting } from "../../surveys/prompting.js";
 import type { ProjectionGate } from "../../tracking/projection-driver.js";
@@ -26,7 +26,10 @@ export interface Services extends CoreServices {
   tracking: TrackingReader;
   /** Where evaluation and ingestion run: the worker pool, or inline. */
   executor: Executor;
-  evaluationCache: EvaluationCache;
+  /** `/features/evaluated` and `/features/enabled`: the answer cache, the job and where it runs. */
+  evaluation: EvaluationServing;
+  /** Where tracking calls are logged: this node's append log, or the cluster's replicated log. */
+  trackingLog: TrackingLog;
   /** The open live-update streams (`/sse/server`, `/sse/client`), told of every new flagStateVersion. */
   live: LiveStreamHub;
   /** Survey prompting: who is due a prompt, and the open prompt streams. */
@@ -37,6 +40,17 @@ export interface Services extends CoreServices {
   management: ManagementLog;
   /** Members, sessions, API tokens, passwords, sign-in throttling, the audit log. */
   accounts: AccountServices;
-  /** Cluster mode (API.md §11): the node's NATS JetStream logs; undefined when the node runs alone. */
-  cluster?: ClusterNode;
+  /** Cluster mode (API.md §11): this node's membership; undefined when the node runs alone. */
+  cluster?: ClusterMembership;
+}
+
+/** What routes ask of a cluster node (API.md §11); the composition adapts the node to it. */
+export interface ClusterMembership {
+  readonly nodeId: string;
+  /** This node's positions, and whether it is connected and caught up (`GET /health`). */
+  status(): { caughtUp: boolean };
+  /** Every node's last report with its lags (`GET /admin/cluster`). */
+  clusterStatus(): Promise<object>;
+  /** Applies everything the cluster's logs held when called, or throws a retryable CLUSTER_UNAVAILABLE (a backup's barrier). */
+  applyEverythingLogged(): Promise<void>;
 }

@@ -16,7 +16,6 @@ import { ADMIN_TOKEN_FILE } from "../../accounts/admin-token.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { submitChange } from "../kit/submit.js";
 import type { Services } from "../kit/services.js";
-import { applyEverythingLogged } from "../../cluster/logged-barrier.js";
 import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "../../operations/backup-format.js";
 
 const WORK_DIR_PREFIX = ".backup-in-progress-";
@@ -89,7 +88,7 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
   const { store, config } = services;
   if (!store.copyTo) throw new ServiceError("CONFLICT", `The ${store.kind} store cannot be backed up online; stop the service and copy ${config.dataDir}.`);
   const at = new Date();
-  if (services.cluster) await applyEverythingLogged(services.cluster);
+  if (services.cluster) await services.cluster.applyEverythingLogged();
   removeStaleWorkDirs(config.dataDir);
   const work = mkdtempSync(join(config.dataDir, WORK_DIR_PREFIX));
   active.add(work);

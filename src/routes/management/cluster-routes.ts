@@ -13,7 +13,7 @@ export const CLUSTER_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "/admin/cluster",
     managementRoute<Services>("read", 0, async ({ services }) => {
       if (services.cluster === undefined) return ok({ cluster: null });
-      return ok({ cluster: { self: services.cluster.config.nodeId, ...(await services.cluster.clusterStatus()) } });
+      return ok({ cluster: { self: services.cluster.nodeId, ...(await services.cluster.clusterStatus()) } });
     }),
   ],
 ];

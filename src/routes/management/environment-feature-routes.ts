@@ -60,7 +60,7 @@ export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services
         minFlagStateVersion: services.flagStates.current(environment.id),
         query: context.request.query,
         onlyEnabled: false,
-        attributeEpoch: services.evaluationCache.attributeEpoch(environment.id),
+        attributeEpoch: services.evaluation.attributeEpoch(environment.id),
         // Fresh attributes every time: "try it" right after tracking a company must see what was tracked.
         attributeCacheMs: 0,
       };

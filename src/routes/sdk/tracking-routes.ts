@@ -4,7 +4,6 @@ import type { ApiResponse } from "../../http/types.js";
 import type { TrackingCall } from "../../schemas/tracking.js";
 import type { Services } from "../kit/services.js";
 import { promptingAfterTracking } from "./prompting-routes.js";
-import { trackReplicated } from "./replicated-tracking.js";
 
 /** A user with a feedback prompt stream open may qualify for a survey once the call is projected. */
 function promptWhenProjected(services: Services, environmentId: string, call: TrackingCall, body: Uint8Array | null): void {
@@ -23,9 +22,7 @@ function track(call: TrackingCall) {
     // a batch may be held until the projection caught up a little.
     const held = services.projection.admit(call === "bulk" || call === "feature-events");
     if (held !== undefined) await held;
-    // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
-    if (services.cluster !== undefined) return trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
-    const response = await services.executor.run({
+    const response = await services.trackingLog.track({
       kind: "track",
       environmentId,
       call,
@@ -33,11 +30,7 @@ function track(call: TrackingCall) {
       contentType: context.request.headers["content-type"],
       receivedAt: Date.now(),
     });
-    if (response.status === 200) {
-      // Logged: the projector applies it (and tells the evaluation cache of changed attributes when it has).
-      services.projection.appended();
-      promptWhenProjected(services, environmentId, call, context.request.body);
-    }
+    if (response.status === 200) promptWhenProjected(services, environmentId, call, context.request.body);
     return response;
   };
 }
