@@ -16,7 +16,8 @@
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
-import { applyTrackingTogether, type TrackingRequest } from "../../src/tracking/index.js";
+import { applyTrackingTogether } from "../support/apply-together.js";
+import type { TrackingRequest } from "../support/direct-tracking.js";
 import { whenBodyRead } from "./uws-body.js";
 import { registerTrackingProjections } from "../../src/jobs/projections.js";
 

@@ -1,6 +1,6 @@
-import type { KvStore } from "../storage/kv.js";
-import { applyTracking, canShareTransaction, recordEvaluations, type TrackingRequest } from "./apply.js";
-import { projectRequests } from "./project-requests.js";
+import type { KvStore } from "../../src/storage/kv.js";
+import { applyTracking, canShareTransaction, recordEvaluations, type TrackingRequest } from "./direct-tracking.js";
+import { projectRequests } from "../../src/tracking/project-requests.js";
 
 /**
  * Like applyTracking for several requests in one transaction, through the projector's own step (projectRequests),

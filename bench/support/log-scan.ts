@@ -3,15 +3,15 @@
  * it is the reference the aggregates are tested against (src/analytics/*.test.ts) and the baseline they are
  * measured against (bench/analytics/summary-vs-scan.ts). It shares only the definitions (states, days) with them.
  */
-import { displayName, type FeatureRecord } from "../features/feature-records.js";
-import { prefixRange, type KvStore } from "../storage/kv.js";
-import { readLog, type LogTable } from "../tracking/append-log.js";
-import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/tracking-records.js";
-import { isExposure } from "../tracking/attribution.js";
-import { dayOf } from "./keys.js";
-import type { CompanyStanding, FeatureSummary } from "./queries.js";
-import { adoptionState, NO_USAGE, satisfactionOf } from "./states.js";
-import type { AnalyticsWindow } from "./window.js";
+import { displayName, type FeatureRecord } from "../../src/features/feature-records.js";
+import { prefixRange, type KvStore } from "../../src/storage/kv.js";
+import { readLog, type LogTable } from "../../src/tracking/append-log.js";
+import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../../src/tracking/tracking-records.js";
+import { isExposure } from "../../src/tracking/attribution.js";
+import { dayOf } from "../../src/analytics/keys.js";
+import type { CompanyStanding, FeatureSummary } from "../../src/analytics/queries.js";
+import { adoptionState, NO_USAGE, satisfactionOf } from "../../src/analytics/states.js";
+import type { AnalyticsWindow } from "../../src/analytics/window.js";
 
 export interface ScanResult {
   summaries: FeatureSummary[];

@@ -1,7 +1,7 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { TrackingItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { TrackingWriter } from "./apply.js";
+import { TrackingWriter } from "./tracking-writer.js";
 import type { LoggedEvaluations } from "./evaluations.js";
 import { resolveFeedbackReferences } from "./feedback.js";
 
