@@ -26,6 +26,7 @@ import { LocalTrackingLog } from "./workers/local-tracking-log.js";
 import { ReplicatedTrackingLog } from "./cluster/replicated-tracking-log.js";
 import { applyEverythingLogged } from "./cluster/logged-barrier.js";
 import { createJobContext } from "./jobs/job-context.js";
+import { TRACKING_PROJECTIONS } from "./jobs/projections.js";
 import { AppendTally } from "./tracking/append-tally.js";
 import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
 import { startProjection } from "./service/projection.js";
@@ -112,7 +113,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const cluster =
     config.cluster === undefined
       ? undefined
-      : ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+      : ClusterNode.start(config.cluster, store, log, metrics, TRACKING_PROJECTIONS, (environments) => {
           for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
         });
   // Normally NATS answers at once and the node listens with its streams ready; if it does not, serve anyway.

@@ -25,10 +25,8 @@ import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
 import { seededRandom } from "../support/seeded-random.js";
 import { applyTracking } from "../support/direct-tracking.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 export interface SummaryVsScanOptions {
   events: number;

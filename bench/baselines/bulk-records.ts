@@ -14,10 +14,8 @@ import { bulkContextEntitiesBody, bulkEventsBody } from "../support/fixtures.js"
 import type { Lab } from "../support/lab.js";
 import { tempDir } from "../support/processes.js";
 import { median } from "../support/stats.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const EVENTS_PER_BULK = 1000;
 const ENVIRONMENT = "env_bench";

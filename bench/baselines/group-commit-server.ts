@@ -19,10 +19,8 @@ import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { applyTrackingTogether } from "../support/apply-together.js";
 import type { TrackingRequest } from "../support/direct-tracking.js";
 import { whenBodyRead } from "./uws-body.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const ANSWER = '{"success":true}';
 

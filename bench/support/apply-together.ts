@@ -1,6 +1,7 @@
 import type { KvStore } from "../../src/storage/kv.js";
 import { applyTracking, canShareTransaction, recordEvaluations, type TrackingRequest } from "./direct-tracking.js";
 import { projectRequests } from "../../src/tracking/project-requests.js";
+import { TRACKING_PROJECTIONS } from "../../src/jobs/projections.js";
 
 /**
  * Like applyTracking for several requests in one transaction, through the projector's own step (projectRequests),
@@ -21,6 +22,7 @@ export async function applyTrackingTogether(store: KvStore, requests: readonly T
         (error) => {
           throw error;
         },
+        TRACKING_PROJECTIONS,
       );
     });
     return requests.map(() => ({ status: "fulfilled", value: undefined }));

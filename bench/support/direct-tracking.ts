@@ -10,6 +10,7 @@ import { newFeedbackId } from "../../src/tenancy/identifiers.js";
 import { resolveFeedbackReferences } from "../../src/tracking/feedback.js";
 import { evaluationCount, type LoggedEvaluations } from "../../src/tracking/evaluations.js";
 import { TrackingWriter } from "../../src/tracking/tracking-writer.js";
+import { TRACKING_PROJECTIONS } from "../../src/jobs/projections.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {
@@ -37,7 +38,7 @@ export async function applyTracking(
     // Checked again inside the transaction, which sees every commit: the answer above may be from an older snapshot
     // and a feature may have been archived since. A throw here rolls back this request alone.
     const features = hasFeedback ? resolveFeedbackReferences(store, environmentId, items) : undefined;
-    const writer = new TrackingWriter(store, environmentId, receivedAt);
+    const writer = new TrackingWriter(store, environmentId, receivedAt, TRACKING_PROJECTIONS);
     const feedbackIds: string[] = [];
     for (const item of items) {
       if (item.type === "feedback") {
@@ -76,7 +77,7 @@ export function canShareTransaction(items: readonly TrackingItem[]): boolean {
 export async function recordEvaluations(store: KvStore, environmentId: string, evaluations: LoggedEvaluations, receivedAt: number): Promise<void> {
   if (evaluationCount(evaluations) === 0) return;
   await store.write(() => {
-    const writer = new TrackingWriter(store, environmentId, receivedAt);
+    const writer = new TrackingWriter(store, environmentId, receivedAt, TRACKING_PROJECTIONS);
     writer.evaluations(evaluations);
     writer.finish();
   });

@@ -19,10 +19,8 @@ import { scanAnalytics } from "../../bench/support/log-scan.js";
 import { AnalyticsQueries } from "./queries.js";
 import { rebuildAggregates } from "./rebuild.js";
 import { windowOfDays } from "./window.js";
-import { registerTrackingProjections } from "../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY0 = 19_700; // 2023-12-09
 const DAYS = 12;

@@ -5,6 +5,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { Logger } from "../observability/logger.js";
 import type { KvStore } from "../storage/kv.js";
 import { projectRequests, type LoggedRequest } from "../tracking/project-requests.js";
+import type { TrackingProjections } from "../tracking/projections.js";
 import type { ClusterConnection } from "./connection.js";
 import type { StreamCopyCheck } from "./copy-check.js";
 import type { StreamPositions } from "./positions.js";
@@ -161,6 +162,8 @@ export class TrackingApplier {
       positions: StreamPositions;
       log: Logger;
       onApplied(environments: Set<string>): void;
+      /** What the applier derives from tracking beside its entries (analytics, surveys). */
+      projections: TrackingProjections;
       /** Resolves once this node's configuration log reached `sequence`. */
       configAppliedUpTo(sequence: number): Promise<void>;
       /**
@@ -290,7 +293,7 @@ export class TrackingApplier {
       changed = await store.write(() => {
         const fresh = decoded.filter((entry) => entry.sequence > positions.applied("tracking"));
         if (fresh.length === 0) return new Set<string>();
-        const environments = projectRequests(store, served(fresh.flatMap((entry) => entry.requests)), onDropped);
+        const environments = projectRequests(store, served(fresh.flatMap((entry) => entry.requests)), onDropped, this.parts.projections);
         positions.setApplied("tracking", fresh[fresh.length - 1]!.sequence);
         return environments;
       });
@@ -301,7 +304,7 @@ export class TrackingApplier {
         try {
           const environments = await store.write(() => {
             if (entry.sequence <= positions.applied("tracking")) return new Set<string>();
-            const result = projectRequests(store, served(entry.requests), onDropped);
+            const result = projectRequests(store, served(entry.requests), onDropped, this.parts.projections);
             positions.setApplied("tracking", entry.sequence);
             return result;
           });

@@ -4,7 +4,8 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
 import { AppendTally, type AppendTallySlot } from "../tracking/append-tally.js";
 import { AttributeCache } from "./attribute-cache.js";
-import { registerTrackingProjections } from "./projections.js";
+import { TRACKING_PROJECTIONS } from "./projections.js";
+import type { TrackingProjections } from "../tracking/projections.js";
 import { RulesetCache } from "./ruleset-cache.js";
 import type { StoredEntity } from "./stored-entity.js";
 
@@ -19,6 +20,8 @@ export interface JobContext {
   attributes: { user: AttributeCache<StoredEntity>; company: AttributeCache<StoredEntity> };
   /** The attribute epoch of each environment as this thread's read snapshot last caught up with it. */
   attributeEpochs: Map<string, number>;
+  /** What the projector derives from tracking beside its entries (analytics, surveys). */
+  projections: TrackingProjections;
   /** This thread's count of unawaited appends (the `evaluate` events of `/features/enabled`). */
   appendTally: AppendTallySlot;
 }
@@ -28,7 +31,6 @@ const ATTRIBUTE_CACHE_ENTRIES = 50_000;
 
 /** `appendTally`: the process's shared tally (a thread of its own without one: tests, tools). */
 export function createJobContext(store: KvStore, appendTally: AppendTally = new AppendTally()): JobContext {
-  registerTrackingProjections();
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
   return {
@@ -39,6 +41,7 @@ export function createJobContext(store: KvStore, appendTally: AppendTally = new 
     rulesets: new RulesetCache(store, tenancy, features),
     attributes: { user: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES), company: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES) },
     attributeEpochs: new Map(),
+    projections: TRACKING_PROJECTIONS,
     appendTally: appendTally.claim(),
   };
 }

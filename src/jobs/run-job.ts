@@ -32,7 +32,7 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
 
 /** One projection step, in its own transaction: the log's next records applied, the position moved with them. */
 async function runProjectJob(jobContext: JobContext, job: ProjectJob, onFault: (error: unknown) => void): Promise<JobResult> {
-  const step = await runProjectionStep(jobContext.store, job.maxItems, onFault);
+  const step = await runProjectionStep(jobContext.store, job.maxItems, onFault, jobContext.projections);
   return { status: 200, body: JSON.stringify(step) };
 }
 

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { LogStore } from "../../native-free/storage/log-store.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { createJobContext, type JobContext } from "../jobs/job-context.js";
+import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
 import type { Job, TrackJob } from "../jobs/protocol.js";
 import { runJobs } from "../jobs/run-job.js";
 import type { TrackingCall } from "../schemas/tracking.js";
@@ -117,13 +118,13 @@ describe.each(["lmdb", "log"] as const)("projection equals a rebuild from the tr
             const context = createJobContext(store);
             await playRun(context, environmentId, batches);
             // Partly projected here; verify projects the rest first, as the service would, then compares.
-            const report = await verifyProjections(store);
+            const report = await verifyProjections(store, TRACKING_PROJECTIONS);
             expect(report.differences).toEqual([]);
             expect(report.equal).toBe(true);
             expect(projectedUpTo(store)).toBe(lastAppended(store));
             // A rebuild in place leaves the same state (verify again finds nothing to change).
-            await rebuildProjections(store);
-            expect((await verifyProjections(store)).equal).toBe(true);
+            await rebuildProjections(store, TRACKING_PROJECTIONS);
+            expect((await verifyProjections(store, TRACKING_PROJECTIONS)).equal).toBe(true);
           });
         }),
         { numRuns: RUNS },
@@ -140,14 +141,14 @@ describe("the check can fail", () => {
       const environmentId = issued.environments[0]!.id;
       const context = createJobContext(store);
       await playRun(context, environmentId, [{ calls: [{ call: "user", body: { userId: "u0", attributes: { plan: "pro" } } }], stepItems: 10 }]);
-      expect((await verifyProjections(store)).equal).toBe(true);
+      expect((await verifyProjections(store, TRACKING_PROJECTIONS)).equal).toBe(true);
       await store.write(() => store.table("users").put(`${environmentId}\u0000ghost`, { id: "ghost", attributes: {}, firstSeen: 1, lastSeen: 1, lastCompanyId: null, lastCompanyAt: null }));
-      const report = await verifyProjections(store);
+      const report = await verifyProjections(store, TRACKING_PROJECTIONS);
       expect(report.equal).toBe(false);
       expect(report.differences).toEqual([{ part: "users", stored: 2, rebuilt: 1 }]);
       // Verify changed nothing: the ghost is still there until a rebuild.
       expect(store.table("users").get(`${environmentId}\u0000ghost`)).toBeDefined();
-      await rebuildProjections(store);
+      await rebuildProjections(store, TRACKING_PROJECTIONS);
       expect(store.table("users").get(`${environmentId}\u0000ghost`)).toBeUndefined();
     });
   });

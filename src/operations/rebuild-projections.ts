@@ -6,6 +6,7 @@ import type { KvStore, RangeOptions, TableName } from "../storage/kv.js";
 import { packValue } from "../storage/value-encoding.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { projectNextRecords } from "../tracking/projector.js";
+import type { TrackingProjections } from "../tracking/projections.js";
 import { dataPredatesLog, lastAppended, setProjectedUpTo, trackingLogRecords } from "../tracking/tracking-log.js";
 
 /**
@@ -69,7 +70,7 @@ export interface RebuildReport {
 }
 
 /** Inside a write: clears what is projected and projects the whole log again; answers what it did. */
-function rebuildNow(store: KvStore): RebuildReport {
+function rebuildNow(store: KvStore, projections: TrackingProjections): RebuildReport {
   for (const part of projectedParts(store)) {
     const stale = Array.from(entriesOf(store, part), (entry) => entry.key);
     const table = store.table(part.table);
@@ -82,7 +83,7 @@ function rebuildNow(store: KvStore): RebuildReport {
   const onDropped = (_error: ServiceError) => report.dropped++;
   const end = lastAppended(store);
   for (;;) {
-    const step = projectNextRecords(store, REBUILD_STEP_ITEMS, onDropped);
+    const step = projectNextRecords(store, REBUILD_STEP_ITEMS, onDropped, projections);
     report.records += step.records;
     report.requests += step.requests;
     report.items += step.items;
@@ -97,15 +98,13 @@ function refuseDataBeforeLog(store: KvStore): void {
 }
 
 /**
- * The caller registers the tracking projections first (jobs/projections.ts), as every thread that projects does.
- *
  * `switchyard projections rebuild`: replaces everything projected from the tracking log with a projection of the
  * whole log, in one transaction (readers see the old state or the new one, never a mix).
  */
-export async function rebuildProjections(store: KvStore): Promise<RebuildReport> {
+export async function rebuildProjections(store: KvStore, projections: TrackingProjections): Promise<RebuildReport> {
   refuseDataBeforeLog(store);
   try {
-    return await store.write(() => rebuildNow(store));
+    return await store.write(() => rebuildNow(store, projections));
   } finally {
     forgetKnownExposures(store);
   }
@@ -128,16 +127,16 @@ class RolledBack extends Error {
  * transaction that is then rolled back, so the data dir is left as it was. Projects any unprojected tail first
  * (as the service would), so that a data dir stopped with a backlog compares what it will serve.
  */
-export async function verifyProjections(store: KvStore): Promise<VerifyReport> {
+export async function verifyProjections(store: KvStore, projections: TrackingProjections): Promise<VerifyReport> {
   refuseDataBeforeLog(store);
   const onDropped = () => undefined;
   await store.write(() => {
-    while (projectNextRecords(store, REBUILD_STEP_ITEMS, onDropped).records > 0);
+    while (projectNextRecords(store, REBUILD_STEP_ITEMS, onDropped, projections).records > 0);
   });
   try {
     await store.write(() => {
       const stored = fingerprint(store);
-      const rebuilt = rebuildNow(store);
+      const rebuilt = rebuildNow(store, projections);
       const after = fingerprint(store);
       const differences: VerifyReport["differences"] = [];
       for (const name of new Set([...stored.keys(), ...after.keys()])) {

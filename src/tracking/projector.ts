@@ -2,6 +2,7 @@ import type { ServiceError } from "../errors/catalogue.js";
 import type { KvStore } from "../storage/kv.js";
 import { evaluationCount } from "./evaluations.js";
 import { projectRequests, type LoggedRequest } from "./project-requests.js";
+import type { TrackingProjections } from "./projections.js";
 import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log.js";
 
 /** What one projection step did, and where it left the projector. */
@@ -36,9 +37,9 @@ function itemCount(request: LoggedRequest): number {
  * One projection step in a write of its own (a pool-less service's `project` job, the projector's thread): a feedback
  * dropped when projected is reported through `onFault`.
  */
-export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void): Promise<ProjectionStep> {
+export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void, projections: TrackingProjections): Promise<ProjectionStep> {
   const onDropped = (error: ServiceError) => onFault(new Error(`a logged feedback was dropped when projected: ${error.code} ${error.message}`));
-  return store.write(() => projectNextRecords(store, maxItems, onDropped));
+  return store.write(() => projectNextRecords(store, maxItems, onDropped, projections));
 }
 
 /**
@@ -46,7 +47,7 @@ export function runProjectionStep(store: KvStore, maxItems: number, onFault: (er
  * items, and stores the new position in the same transaction: after a crash the projector resumes right after the
  * last record it committed, never applying one twice nor skipping one.
  */
-export function projectNextRecords(store: KvStore, maxItems: number, onDropped: (error: ServiceError) => void): ProjectionStep {
+export function projectNextRecords(store: KvStore, maxItems: number, onDropped: (error: ServiceError) => void, projections: TrackingProjections): ProjectionStep {
   // The log's own environment is read through a snapshot of its own: take the latest (other threads append to it).
   store.trackingLog?.refresh();
   const from = projectedUpTo(store);
@@ -68,7 +69,7 @@ export function projectNextRecords(store: KvStore, maxItems: number, onDropped: 
     position = record.sequence;
     records++;
   }
-  const changed = records === 0 ? new Set<string>() : projectRequests(store, requests, onDropped);
+  const changed = records === 0 ? new Set<string>() : projectRequests(store, requests, onDropped, projections);
   if (records > 0) setProjectedUpTo(store, position);
   return { position, appended: Math.max(appended, position), records, requests: requests.length, items, changed: [...changed], oldestUnprojectedAt };
 }

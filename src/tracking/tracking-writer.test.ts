@@ -15,10 +15,8 @@ import { applyTracking, canShareTransaction, recordEvaluations, type TrackingReq
 import { evaluationRow } from "./tracking-writer.js";
 import { TrackingReader } from "./reader.js";
 import type { EventRecord } from "./tracking-records.js";
-import { registerTrackingProjections } from "../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 0, 1);
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -5,7 +5,7 @@ import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { writeFeedback, type FeatureRef } from "./feedback.js";
 import type { EntityUpdateRecord, EventRecord, FeatureEventRecord, PromptEventRecord } from "./tracking-records.js";
 import { EntityWriter, type Sighting } from "./users-companies.js";
-import { openProjections, type ProjectionWriters } from "./projections.js";
+import { openProjections, type ProjectionWriters, type TrackingProjections } from "./projections.js";
 import { currentEvaluations, EVALUATION_FIELDS, type LoggedEvaluations } from "./evaluations.js";
 
 export { evaluationRow, type Evaluations } from "./evaluations.js";
@@ -33,10 +33,11 @@ export class TrackingWriter {
     private readonly environmentId: string,
     /** When the request being written arrived; set per request when several share the writer. */
     public receivedAt: number,
+    projections: TrackingProjections,
   ) {
     this.entities = new EntityWriter(store, environmentId);
     this.sequences = new SequenceAllocator(store, environmentId);
-    this.projections = openProjections(store, environmentId);
+    this.projections = openProjections(projections, store, environmentId);
   }
 
   write(item: Exclude<TrackingItem, { type: "feedback" }>): void {

@@ -4,7 +4,7 @@
  * the pool's workers (docs/BENCHMARKS.md, "Log first").
  */
 import { workerData } from "node:worker_threads";
-import { registerTrackingProjections } from "../jobs/projections.js";
+import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { runProjectionStep, type ProjectionStep } from "../tracking/projector.js";
 import { reportFault } from "./report-fault.js";
@@ -20,8 +20,7 @@ let store: LmdbStore | undefined;
 /** One step in its own transaction; the answer is the step's account (its position and what it changed). */
 export default function projectStep({ maxItems }: { maxItems: number }): Promise<ProjectionStep> {
   if (store === undefined) {
-    registerTrackingProjections();
     store = new LmdbStore({ path: setup.dataDir, durability: setup.durability });
   }
-  return runProjectionStep(store, maxItems, reportFault);
+  return runProjectionStep(store, maxItems, reportFault, TRACKING_PROJECTIONS);
 }

@@ -12,10 +12,8 @@ import { planApp, TenancyRepository } from "../../tenancy/tenancy-repository.js"
 import { applyTracking } from "../../../bench/support/direct-tracking.js";
 import { EvaluationRecency } from "./evaluation-recency.js";
 import { openStore } from "../../../test/support/stores.js";
-import { registerTrackingProjections } from "../../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);

@@ -14,10 +14,8 @@ import { applyTracking, recordEvaluations } from "../../../bench/support/direct-
 import { evaluationRow } from "../../tracking/tracking-writer.js";
 import { staleFlags, uniformRulesAnswer } from "./stale-flags.js";
 import { openStore } from "../../../test/support/stores.js";
-import { registerTrackingProjections } from "../../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);
