@@ -31,7 +31,10 @@ import { AppendTally } from "./tracking/append-tally.js";
 import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
 import { startProjection } from "./service/projection.js";
 import { TrackingReader } from "./tracking/index.js";
-import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
+import type { Executor } from "./workers/executor.js";
+import { createInlineExecutor } from "./workers/inline-executor.js";
+import { createPoolExecutor } from "./workers/pool-executor.js";
+import { createSplitExecutor } from "./workers/split-executor.js";
 import type { Services } from "./routes/kit/services.js";
 import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
@@ -125,6 +128,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     store,
     executor,
     tally: appendTally,
+    projections: TRACKING_PROJECTIONS,
     cluster,
     attributesChanged: (environmentId) => evaluationCache.attributesChanged(environmentId),
     metrics,

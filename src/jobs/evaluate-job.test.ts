@@ -3,6 +3,7 @@
  * random rulesets, random stored users and companies, and random query strings — encoded or not, with conflicting,
  * aliased, refused and oddly escaped parameters — must give the same answer or the same error.
  */
+import { runProjectionStep } from "../tracking/projector.js";
 import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
@@ -109,12 +110,12 @@ it("answers every query exactly as the nested path does", async () => {
         await runJobs(context, [track("user", { userId: "u1", attributes: user1 }), track("user", { userId: "u2", attributes: user2 }),
           track("company", { companyId: "c1", attributes: company1 }), track("company", { companyId: "c2", attributes: company2 })], () => undefined);
         // Logged; stored users and companies are what the projector derives from the log.
-        await runJobs(context, [{ kind: "project", maxItems: 10_000 }], () => undefined);
+        await runProjectionStep(context.store, 10_000, () => undefined, context.projections);
         // Later calls merge into what is stored, in a step of their own: the flat form kept beside each record must
         // follow (or stay, when they send nothing new).
         await runJobs(context, [track("user", { userId: "u1", attributes: user1Later }), track("company", { companyId: "c1", attributes: company1Later }),
           track("user", { userId: "u2", attributes: user2 })], () => undefined);
-        await runJobs(context, [{ kind: "project", maxItems: 10_000 }], () => undefined);
+        await runProjectionStep(context.store, 10_000, () => undefined, context.projections);
         const version = tenancy.getEnvironment(environmentId)!.flagStateVersion;
         for (const [index, text] of queries.entries()) {
           // Every other query as `/features/enabled`, whose evaluate events must match too.

@@ -32,13 +32,7 @@ export interface TrackJob {
   receivedAt: number;
 }
 
-/** One projection step (src/tracking/projector.ts): answers its ProjectionStep as the JSON body. */
-export interface ProjectJob {
-  kind: "project";
-  maxItems: number;
-}
-
-export type Job = EvaluateJob | TrackJob | ProjectJob;
+export type Job = EvaluateJob | TrackJob;
 
 /** One task: the jobs of a batch, and a buffer to write their answers into (moved back with them; see result-packing.ts). */
 export interface Batch {

@@ -3,6 +3,7 @@
  * written and rewritten with the record's attributes, and absent from records an older build wrote, where the
  * record itself is read and flattened instead.
  */
+import { runProjectionStep } from "../tracking/projector.js";
 import { beforeEach, expect, it } from "vitest";
 import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
@@ -33,7 +34,7 @@ async function trackAndProject(calls: [call: "user" | "company", body: unknown][
   const jobs = calls.map(([call, body]) => ({ kind: "track" as const, environmentId, call, body: Buffer.from(JSON.stringify(body)), contentType: "application/json", receivedAt: Date.UTC(2024, 0, 1) }));
   const results = await runJobs(context, jobs, fail);
   for (const result of results) expect(result.status).toBe(200);
-  await runJobs(context, [{ kind: "project", maxItems: 10_000 }], fail);
+  await runProjectionStep(context.store, 10_000, fail, context.projections);
   context.store.refresh();
 }
 

@@ -1,4 +1,5 @@
 import { beforeEach, expect, it } from "vitest";
+import { runProjectionStep } from "../tracking/projector.js";
 import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { FeatureRepository } from "../features/feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
@@ -44,13 +45,11 @@ const enabled = (query: string): EvaluateJob => ({
   attributeCacheMs: 0,
 });
 
-/** One projection step through the job the projector sends; answers what it reported. */
-async function project(): Promise<{ position: number; appended: number; items: number }> {
-  const result = await runJob(context, { kind: "project", maxItems: 10_000 }, (error) => {
+/** One projection step, as the projector runs it; answers what it reported. */
+function project(): Promise<{ position: number; appended: number; items: number }> {
+  return runProjectionStep(context.store, 10_000, (error) => {
     throw error;
-  });
-  expect(result.status).toBe(200);
-  return JSON.parse(result.body as string);
+  }, context.projections);
 }
 
 it("logs /features/enabled's evaluate events with the batch's tracking call in one record, projected later", async () => {

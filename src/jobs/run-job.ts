@@ -2,9 +2,8 @@ import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { AnswerTarget } from "../evaluation/index.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
-import { runProjectionStep } from "../tracking/projector.js";
 import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log.js";
-import type { Job, JobResult, ProjectJob } from "./protocol.js";
+import type { Job, JobResult } from "./protocol.js";
 import { evaluateJob } from "./evaluate-job.js";
 import type { JobContext } from "./job-context.js";
 import { prepareTrackJob } from "./track-job.js";
@@ -29,12 +28,6 @@ export async function runJob(jobContext: JobContext, job: Job, onFault: (error: 
 
 /** Receives an answer the moment it is computed: its body may be a transient view, to be copied at once. */
 export type AnswerSink = (position: number, answer: JobResult) => void;
-
-/** One projection step, in its own transaction: the log's next records applied, the position moved with them. */
-async function runProjectJob(jobContext: JobContext, job: ProjectJob, onFault: (error: unknown) => void): Promise<JobResult> {
-  const step = await runProjectionStep(jobContext.store, job.maxItems, onFault, jobContext.projections);
-  return { status: 200, body: JSON.stringify(step) };
-}
 
 /**
  * Runs jobs that arrived together. Tracking requests are validated one by one (a bad one is answered alone), then
@@ -66,10 +59,6 @@ export function runJobs(
   const logged: LoggedRequest[] = [];
   const acknowledged: { position: number; answer: JobResult }[] = [];
   jobs.forEach((job, position) => {
-    if (job.kind === "project") {
-      answers[position] = runProjectJob(jobContext, job, onFault).catch((error: unknown) => failure(error, onFault));
-      return;
-    }
     if (job.kind === "evaluate") {
       let evaluation;
       try {

@@ -4,6 +4,7 @@
  * memberships, the event logs, feedback and analytics cells, entry for entry. Random call sequences go through the
  * service's own job path (validation, feedback ids decided at logging, one append per batch) on both stores.
  */
+import { runProjectionStep } from "../tracking/projector.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,7 +98,7 @@ async function playRun(context: JobContext, environmentId: string, batches: { ca
     }
     // This thread's writes commit in order: evaluate-only appends (not awaited) are in once this one is.
     await trackingLogStore(context.store).write(() => undefined);
-    await runJobs(context, [{ kind: "project", maxItems: batch.stepItems }], fault);
+    await runProjectionStep(context.store, batch.stepItems, fault, context.projections);
   }
 }
 

@@ -6,7 +6,8 @@ import type { Metrics } from "../observability/metrics.js";
 import type { KvStore } from "../storage/kv.js";
 import type { AppendTally } from "../tracking/append-tally.js";
 import { ProjectionDriver, type ProjectionGate } from "../tracking/projection-driver.js";
-import { DEFAULT_STEP_ITEMS, type ProjectionStep } from "../tracking/projector.js";
+import { DEFAULT_STEP_ITEMS, runProjectionStep } from "../tracking/projector.js";
+import type { TrackingProjections } from "../tracking/projections.js";
 import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
 import type { Executor } from "../workers/executor.js";
 import { startProjectorThread } from "../workers/projector-thread.js";
@@ -19,7 +20,7 @@ export interface RunningProjection {
 
 /**
  * The projection of tracking, composed: alone, a driver that runs projection steps on a thread of their own when
- * there is a worker pool, inline on the executor when not; in cluster mode, the appliers of the JetStream tracking streams. Either way the evaluation cache
+ * there is a worker pool, on this thread when not; in cluster mode, the appliers of the JetStream tracking streams. Either way the evaluation cache
  * hears of changed attributes once they are projected, and /metrics shows the lag.
  */
 export function startProjection(parts: {
@@ -27,6 +28,7 @@ export function startProjection(parts: {
   store: KvStore;
   executor: Executor;
   tally: AppendTally;
+  projections: TrackingProjections;
   cluster: ClusterNode | undefined;
   attributesChanged(environmentId: string): void;
   metrics: Metrics;
@@ -38,6 +40,7 @@ export function startProjection(parts: {
     running = { gate: new ClusterProjection(parts.cluster, config.projection), stop: async () => {} };
   } else {
     const projected = { items: 0, steps: 0 };
+    const reportDropped = (error: unknown) => log.error("job failed", { error: String((error as Error)?.stack ?? error) });
     // With a worker pool (the store is shared across threads) steps get a thread of their own; without, they run inline.
     const projector = executor.kind === "pool" ? startProjectorThread({ dataDir: config.dataDir, durability: config.durability }) : undefined;
     metrics.counter("switchyard_projected_items_total", "Tracking items and evaluate events projected from the tracking log.", () => projected.items);
@@ -45,7 +48,7 @@ export function startProjection(parts: {
       {
         store,
         tally: parts.tally,
-        step: () => (projector !== undefined ? projector.step(DEFAULT_STEP_ITEMS) : executor.run({ kind: "project", maxItems: DEFAULT_STEP_ITEMS }).then(stepOf)),
+        step: () => (projector !== undefined ? projector.step(DEFAULT_STEP_ITEMS) : runProjectionStep(store, DEFAULT_STEP_ITEMS, reportDropped, parts.projections)),
         onProjected(step) {
           projected.items += step.items;
           projected.steps++;
@@ -70,10 +73,4 @@ export function startProjection(parts: {
   metrics.gauge("switchyard_projection_lag_seconds", "Age of the oldest tracking call not yet projected (0 when caught up).", () => gate.status().lagMs / 1000);
   metrics.gauge("switchyard_projection_backlog", "Tracking log records (cluster: messages) appended and not yet projected.", () => gate.status().backlog);
   return running;
-}
-
-function stepOf(result: { status: number; body: string | Uint8Array }): ProjectionStep {
-  const text = typeof result.body === "string" ? result.body : Buffer.from(result.body).toString("utf8");
-  if (result.status !== 200) throw new Error(`projection step answered ${result.status}: ${text}`);
-  return JSON.parse(text) as ProjectionStep;
 }

@@ -34,7 +34,7 @@ function itemCount(request: LoggedRequest): number {
 }
 
 /**
- * One projection step in a write of its own (a pool-less service's `project` job, the projector's thread): a feedback
+ * One projection step in a write of its own (on the main thread of a pool-less service, or on the projector's thread): a feedback
  * dropped when projected is reported through `onFault`.
  */
 export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void, projections: TrackingProjections): Promise<ProjectionStep> {

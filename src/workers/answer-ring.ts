@@ -6,7 +6,7 @@
  * The worker appends each batch as one contiguous region (wrapping to the start when the end is too near) and sends
  * its place in the task's result; the main thread, having written the answers (the front end copies them), releases
  * regions in the order they were sent. Offsets grow without bound modulo 2^32; the ring holds less than 2^31 bytes.
- * When the main thread falls behind and the ring is full, the worker moves a buffer instead (see executor.ts).
+ * When the main thread falls behind and the ring is full, the worker moves a buffer instead (see pool-executor.ts).
  */
 
 /** Control words: [0] bytes released by the main thread (absolute, mod 2^32). */

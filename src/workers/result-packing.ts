@@ -22,7 +22,7 @@ const MIN_CAPACITY = 4 * 1024;
 
 /**
  * Bytes per answer of recent batches: an arena starts at that size times its answers, so it is allocated once, not
- * grown by doubling; and the main thread sends buffers back with later batches (see executor.ts), so in a steady load
+ * grown by doubling; and the main thread sends buffers back with later batches (see pool-executor.ts), so in a steady load
  * none is allocated at all.
  */
 let bytesPerAnswer = 1024;
