@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { StoredEntity } from "../../src/jobs/stored-entity.js";
+import { StoredEntity } from "../../src/serving/evaluation/stored-entity.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import type { Attributes } from "../../src/schemas/tracking-fields.js";
 import { putRemoteContext, readRemoteContext } from "../../src/tracking/remote-contexts.js";

@@ -1,7 +1,7 @@
 import type { KvStore } from "../../src/storage/kv.js";
 import { applyTracking, canShareTransaction, recordEvaluations, type TrackingRequest } from "./direct-tracking.js";
 import { projectRequests } from "../../src/tracking/project-requests.js";
-import { TRACKING_PROJECTIONS } from "../../src/jobs/projections.js";
+import { TRACKING_PROJECTIONS } from "../../src/serving/tracking-projections.js";
 
 /**
  * Like applyTracking for several requests in one transaction, through the projector's own step (projectRequests),

@@ -10,7 +10,7 @@ import { newFeedbackId } from "../../src/tenancy/identifiers.js";
 import { resolveFeedbackReferences } from "../../src/tracking/feedback.js";
 import { evaluationCount, type LoggedEvaluations } from "../../src/tracking/evaluations.js";
 import { TrackingWriter } from "../../src/tracking/tracking-writer.js";
-import { TRACKING_PROJECTIONS } from "../../src/jobs/projections.js";
+import { TRACKING_PROJECTIONS } from "../../src/serving/tracking-projections.js";
 
 /** What a tracking request answers besides success: the id of each feedback item, in request order. */
 export interface TrackingResult {

@@ -3,12 +3,12 @@
  * tracking log and what is projected from it.
  */
 import { loadConfig } from "../config/config.js";
-import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
+import { TRACKING_PROJECTIONS } from "../serving/tracking-projections.js";
 import { createLogger } from "../observability/logger.js";
-import { rebuildProjections, verifyProjections } from "../operations/rebuild-projections.js";
-import { selectAdapters } from "../runtime/adapters.js";
+import { rebuildProjections, verifyProjections } from "../management/operations/rebuild-projections.js";
+import { selectAdapters } from "../composition/adapters.js";
 import { migrateStore } from "../storage/schema-version.js";
-import { STORE_UPGRADES } from "../service/store-upgrades.js";
+import { STORE_UPGRADES } from "../composition/store-upgrades.js";
 
 export const PROJECTION_USAGE = `  switchyard projections rebuild [--data-dir DIR] (offline: users, companies, event logs and analytics projected
                                                    again from the tracking log, in one transaction)

@@ -6,7 +6,7 @@ import type { Metrics } from "../observability/metrics.js";
 import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { createJobContext, type JobContext } from "../jobs/job-context.js";
+import { createJobContext, type JobContext } from "../serving/job-context.js";
 import { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
 import { streamNames } from "./streams.js";

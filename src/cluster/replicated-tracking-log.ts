@@ -1,7 +1,7 @@
-import type { EvaluateJob, JobResult, TrackJob } from "../jobs/protocol.js";
-import { evaluateJob } from "../jobs/evaluate-job.js";
-import { feedbackUpdates, prepareTrackedItems, parseTrackJob } from "../jobs/track-job.js";
-import type { TrackingLog } from "../jobs/tracking-log-port.js";
+import type { EvaluateJob, JobResult, TrackJob } from "../serving/protocol.js";
+import { evaluateJob } from "../serving/evaluation/evaluate-job.js";
+import { feedbackUpdates, prepareTrackedItems, parseTrackJob } from "../serving/tracking/track-job.js";
+import type { TrackingLog } from "../serving/tracking/tracking-log.js";
 import type { KvStore } from "../storage/kv.js";
 import type { ClusterNode } from "./cluster-node.js";
 

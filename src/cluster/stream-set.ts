@@ -10,7 +10,7 @@ import type { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
 import { StreamCopyCheck } from "./copy-check.js";
 import { DUPLICATE_WINDOW_MS, ensureStreams, type StreamNames } from "./streams.js";
-import { TrackingApplier, TrackingPublisher } from "./tracking-log.js";
+import { TrackingApplier, TrackingPublisher } from "./tracking-stream.js";
 import { ServiceError } from "../errors/catalogue.js";
 
 /** A node's position in one stream set, as `/health`, the registry and `switchyard cluster status` show it. */

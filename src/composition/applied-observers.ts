@@ -1,4 +1,4 @@
-import type { Credentials } from "../routes/kit/credentials.js";
+import type { Credentials } from "../routes/core/credentials.js";
 import type { FlagStateNotifier } from "../features/flag-state-notifier.js";
 import type { KeyIndex } from "../tenancy/key-index.js";
 import type { ManagementLog } from "../management/management-log.js";

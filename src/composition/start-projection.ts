@@ -8,9 +8,9 @@ import type { AppendTally } from "../tracking/append-tally.js";
 import { ProjectionDriver, type ProjectionGate } from "../tracking/projection-driver.js";
 import { DEFAULT_STEP_ITEMS, runProjectionStep } from "../tracking/projector.js";
 import type { TrackingProjections } from "../tracking/projections.js";
-import { lastAppended, projectedUpTo } from "../tracking/tracking-log.js";
-import type { Executor } from "../workers/executor.js";
-import { startProjectorThread } from "../workers/projector-thread.js";
+import { lastAppended, projectedUpTo } from "../tracking/tracking-log-table.js";
+import type { Executor } from "../serving/workers/executor.js";
+import { startProjectorThread } from "../serving/workers/projector-thread.js";
 
 export interface RunningProjection {
   gate: ProjectionGate;

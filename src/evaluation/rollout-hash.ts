@@ -1,5 +1,5 @@
 /** Bounded caches of the reference evaluator's rollout buckets (the hash itself: rollout-bucket.ts). */
-import { HitRateGate } from "../caching/hit-rate-gate.js";
+import { HitRateGate } from "../storage/hit-rate-gate.js";
 import { RolloutHasher } from "./rollout-hasher.js";
 import { UNKNOWN_BUCKET } from "./rollout-bucket.js";
 

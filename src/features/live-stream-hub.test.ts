@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StreamSink } from "../http/types.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { FlagStateNotifier } from "../features/flag-state-notifier.js";
+import { FlagStateNotifier } from "./flag-state-notifier.js";
 import { LiveStreamHub, STREAM_LIMIT_RETRY_AFTER_SECONDS, type StreamOwner } from "./live-stream-hub.js";
 import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT, flagsUpdatedFrame } from "./sse-frames.js";
 

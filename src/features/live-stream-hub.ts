@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors/catalogue.js";
-import type { FlagStateNotifier } from "../features/flag-state-notifier.js";
+import type { FlagStateNotifier } from "./flag-state-notifier.js";
 import type { StreamResponse, StreamSink } from "../http/types.js";
 import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT, flagsUpdatedFrame } from "./sse-frames.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FeatureRepository } from "../features/feature-repository.js";
+import { FeatureRepository } from "./feature-repository.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { KvStore } from "../storage/kv.js";

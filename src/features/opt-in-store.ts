@@ -6,7 +6,7 @@
  * for one context needs. Only opt-ins are stored; opting out removes the entry. Ids must not contain U+0000 (the
  * key separator); the route refuses them.
  */
-import { FeatureRepository } from "../features/feature-repository.js";
+import { FeatureRepository } from "./feature-repository.js";
 import { key, lastKeyPart, prefixRange, type KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 

@@ -3,11 +3,11 @@ import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
 import { AppendTally, type AppendTallySlot } from "../tracking/append-tally.js";
-import { AttributeCache } from "./attribute-cache.js";
-import { TRACKING_PROJECTIONS } from "./projections.js";
+import { AttributeCache } from "./evaluation/attribute-cache.js";
+import { TRACKING_PROJECTIONS } from "./tracking-projections.js";
 import type { TrackingProjections } from "../tracking/projections.js";
-import { RulesetCache } from "./ruleset-cache.js";
-import type { StoredEntity } from "./stored-entity.js";
+import { RulesetCache } from "./evaluation/ruleset-cache.js";
+import type { StoredEntity } from "./evaluation/stored-entity.js";
 
 /** What a job needs, built once per thread over that thread's store handle. */
 export interface JobContext {

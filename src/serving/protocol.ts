@@ -14,7 +14,7 @@ export interface EvaluateJob {
   query: string;
   /** `/features/enabled`: only features that are on, and one `evaluate` feature event each. */
   onlyEnabled: boolean;
-  /** The environment's attribute epoch the main thread knows (see jobs/evaluation-cache.ts). */
+  /** The environment's attribute epoch the main thread knows (see serving/evaluation/evaluation-cache.ts). */
   attributeEpoch: number;
   /** How long stored attributes read for remote context may be reused under that epoch; 0 reads them every time. */
   attributeCacheMs: number;

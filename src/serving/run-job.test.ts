@@ -8,7 +8,7 @@ import type { TrackingCall } from "../schemas/tracking.js";
 import type { EvaluateJob, TrackJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJob, runJobs } from "./run-job.js";
-import { lastAppended, projectedUpTo, trackingLogRecords, trackingLogStore } from "../tracking/tracking-log.js";
+import { lastAppended, projectedUpTo, trackingLogRecords, trackingLogStore } from "../tracking/tracking-log-table.js";
 
 let store: LmdbStore;
 const temp = useTempLmdbStore("switchyard-jobs-");

@@ -2,11 +2,11 @@ import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { AnswerTarget } from "../evaluation/index.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
-import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log.js";
+import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log-table.js";
 import type { Job, JobResult } from "./protocol.js";
-import { evaluateJob } from "./evaluate-job.js";
+import { evaluateJob } from "./evaluation/evaluate-job.js";
 import type { JobContext } from "./job-context.js";
-import { prepareTrackJob } from "./track-job.js";
+import { prepareTrackJob } from "./tracking/track-job.js";
 
 function errorResult(error: ServiceError): JobResult {
   const response = errorResponse(error);

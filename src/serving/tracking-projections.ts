@@ -1,5 +1,5 @@
-import { ANALYTICS_PROJECTION } from "../analytics/projection.js";
-import { SURVEY_PROJECTION } from "../surveys/projection.js";
+import { ANALYTICS_PROJECTION } from "../analytics/analytics-projection.js";
+import { SURVEY_PROJECTION } from "../surveys/survey-projection.js";
 import type { TrackingProjections } from "../tracking/projections.js";
 
 /** What every projection of tracking derives from it: analytics cells and survey state. */

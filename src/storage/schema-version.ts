@@ -39,7 +39,7 @@ export async function migrateStore(store: KvStore, upgrades: readonly StoreUpgra
 
 /**
  * What a data dir stamped below `to` needs to become that version, applied in the transaction that raises its stamp.
- * Upgrades that rewrite domain data live with their domain and are handed in by the composition (src/service/).
+ * Upgrades that rewrite domain data live with their domain and are handed in by the composition (src/composition/).
  */
 export interface StoreUpgrade {
   to: number;

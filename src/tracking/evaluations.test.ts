@@ -2,7 +2,7 @@
  * The logged form of feature events sharing one context (evaluations.ts): the compact form the service logs now and
  * the form logged before project alike — the same feature-event entries and the same exposure cells.
  */
-import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
+import { TRACKING_PROJECTIONS } from "../serving/tracking-projections.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";

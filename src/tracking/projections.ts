@@ -29,7 +29,7 @@ export interface TrackingProjection {
 
 /**
  * Every projection the projector writes beside the tracking entries, by name: the composition supplies each
- * (jobs/projections.ts), so leaving one out does not compile.
+ * (serving/tracking-projections.ts), so leaving one out does not compile.
  */
 export interface TrackingProjections {
   readonly analytics: TrackingProjection;

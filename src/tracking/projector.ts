@@ -3,7 +3,7 @@ import type { KvStore } from "../storage/kv.js";
 import { evaluationCount } from "./evaluations.js";
 import { projectRequests, type LoggedRequest } from "./project-requests.js";
 import type { TrackingProjections } from "./projections.js";
-import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log.js";
+import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log-table.js";
 
 /** What one projection step did, and where it left the projector. */
 export interface ProjectionStep {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { STORE_UPGRADES } from "../../src/service/store-upgrades.js";
+import { STORE_UPGRADES } from "../../src/composition/store-upgrades.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { migrateStore, SCHEMA_VERSION } from "../../src/storage/schema-version.js";
 import type { CompanyRecord, UserRecord } from "../../src/tracking/tracking-records.js";

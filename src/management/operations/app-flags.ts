@@ -2,14 +2,14 @@
  * An app's flags as the `switchyard.flags/v1` document speaks of them: environments, segments and stages by name,
  * segment references by name. Export writes this view; an import plan compares a document with it.
  */
-import type { FeatureRepository } from "../features/feature-repository.js";
-import type { FeatureRecord } from "../features/feature-records.js";
+import type { FeatureRepository } from "../../features/feature-repository.js";
+import type { FeatureRecord } from "../../features/feature-records.js";
 import type { SegmentRepository } from "../segments/segment-repository.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
-import type { StageRepository } from "../stages/stage-repository.js";
-import type { StageRecord } from "../stages/stage-records.js";
-import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
+import type { StageRepository } from "../../features/stage-repository.js";
+import type { StageRecord } from "../../features/stage-records.js";
+import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
+import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { FLAGS_FORMAT, mapSegmentRefs } from "./flags-document.js";
 
 /** The repositories a reader of an app's flags needs: the management apply context has them all. */

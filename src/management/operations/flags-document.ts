@@ -4,11 +4,11 @@
  * in one round. A typo'd field is an error, never ignored: a flag file is reviewed as a diff and must mean what it says.
  */
 import * as v from "valibot";
-import type { ValidationIssue } from "../errors/catalogue.js";
-import { FeatureKey, FeatureName } from "../schemas/admin.js";
-import { MAX_REPORTED_ISSUES, validateFilterTree } from "../schemas/rules.js";
-import { SegmentName } from "../schemas/segments.js";
-import { StageName } from "../schemas/stages.js";
+import type { ValidationIssue } from "../../errors/catalogue.js";
+import { FeatureKey, FeatureName } from "../../schemas/admin.js";
+import { MAX_REPORTED_ISSUES, validateFilterTree } from "../../schemas/rules.js";
+import { SegmentName } from "../../schemas/segments.js";
+import { StageName } from "../../schemas/stages.js";
 
 export const FLAGS_FORMAT = "switchyard.flags/v1";
 

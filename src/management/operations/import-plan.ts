@@ -4,13 +4,13 @@
  * as it is then) and performs exactly its writes. Ids of whatever the import creates are decided before, by the
  * route, so planning reads only the store and the change: the same on every node.
  */
-import type { ValidationIssue } from "../errors/catalogue.js";
-import type { FeatureChanges } from "../features/feature-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../features/feature-records.js";
+import type { ValidationIssue } from "../../errors/catalogue.js";
+import type { FeatureChanges } from "../../features/feature-repository.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../../features/feature-records.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
 import { prepareTargeting } from "../segments/inline.js";
-import type { StageRecord } from "../stages/stage-records.js";
-import type { AppRecord } from "../tenancy/tenancy-records.js";
+import type { StageRecord } from "../../features/stage-records.js";
+import type { AppRecord } from "../../tenancy/tenancy-records.js";
 import { byId, byName, readAppFlags, type AppFlags, type FlagRepositories } from "./app-flags.js";
 import type { FlagsDocument } from "./flags-document.js";
 

@@ -4,23 +4,23 @@
  * memberships, the event logs, feedback and analytics cells, entry for entry. Random call sequences go through the
  * service's own job path (validation, feedback ids decided at logging, one append per batch) on both stores.
  */
-import { runProjectionStep } from "../tracking/projector.js";
+import { runProjectionStep } from "../../tracking/projector.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LogStore } from "../../native-free/storage/log-store.js";
-import { FeatureRepository } from "../features/feature-repository.js";
-import { createJobContext, type JobContext } from "../jobs/job-context.js";
-import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
-import type { Job, TrackJob } from "../jobs/protocol.js";
-import { runJobs } from "../jobs/run-job.js";
-import type { TrackingCall } from "../schemas/tracking.js";
-import type { KvStore } from "../storage/kv.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
-import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { lastAppended, projectedUpTo, trackingLogStore } from "../tracking/tracking-log.js";
+import { LogStore } from "../../../native-free/storage/log-store.js";
+import { FeatureRepository } from "../../features/feature-repository.js";
+import { createJobContext, type JobContext } from "../../serving/job-context.js";
+import { TRACKING_PROJECTIONS } from "../../serving/tracking-projections.js";
+import type { Job, TrackJob } from "../../serving/protocol.js";
+import { runJobs } from "../../serving/run-job.js";
+import type { TrackingCall } from "../../schemas/tracking.js";
+import type { KvStore } from "../../storage/kv.js";
+import { LmdbStore } from "../../storage/lmdb-store.js";
+import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
+import { lastAppended, projectedUpTo, trackingLogStore } from "../../tracking/tracking-log-table.js";
 import { rebuildProjections, verifyProjections } from "./rebuild-projections.js";
 
 const RUNS = 100;

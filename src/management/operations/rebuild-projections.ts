@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { forgetKnownExposures } from "../analytics/aggregate-writer.js";
-import { aggregateRanges } from "../analytics/keys.js";
-import type { ServiceError } from "../errors/catalogue.js";
-import type { KvStore, RangeOptions, TableName } from "../storage/kv.js";
-import { packValue } from "../storage/value-encoding.js";
-import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { projectNextRecords } from "../tracking/projector.js";
-import type { TrackingProjections } from "../tracking/projections.js";
-import { dataPredatesLog, lastAppended, setProjectedUpTo, trackingLogRecords } from "../tracking/tracking-log.js";
+import { forgetKnownExposures } from "../../analytics/aggregate-writer.js";
+import { aggregateRanges } from "../../analytics/keys.js";
+import type { ServiceError } from "../../errors/catalogue.js";
+import type { KvStore, RangeOptions, TableName } from "../../storage/kv.js";
+import { packValue } from "../../storage/value-encoding.js";
+import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
+import { projectNextRecords } from "../../tracking/projector.js";
+import type { TrackingProjections } from "../../tracking/projections.js";
+import { dataPredatesLog, lastAppended, setProjectedUpTo, trackingLogRecords } from "../../tracking/tracking-log-table.js";
 
 /**
  * Everything projected from the tracking log, as (table, ranges) the rebuild clears and the check compares: the

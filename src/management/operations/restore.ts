@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { randomBase62 } from "../tenancy/identifiers.js";
-import { ADMIN_TOKEN_FILE } from "../accounts/admin-token.js";
+import { randomBase62 } from "../../tenancy/identifiers.js";
+import { ADMIN_TOKEN_FILE } from "../../accounts/admin-token.js";
 import { BACKUP_FORMAT, BACKUP_MAGIC, ENTRY_NAME, TRAILER_BYTES, checkBackupFile } from "./backup-format.js";
 
 /** The longest header line the format writes, with room: a longer one means the file is not ours. */

@@ -3,8 +3,8 @@
  * served or evaluated has each `{type: "segment", segmentId}` node replaced by the segment's own filter tree
  * (recursively). Trees are walked iteratively, like the validator, so no input can exhaust the call stack.
  */
-import type { ValidationIssue } from "../errors/catalogue.js";
-import { validateFilterTree } from "../schemas/rules.js";
+import type { ValidationIssue } from "../../errors/catalogue.js";
+import { validateFilterTree } from "../../schemas/rules.js";
 
 /** A segment of the app by id, as stored or about to be written. */
 export type SegmentLookup = (segmentId: string) => { filter: unknown } | undefined;

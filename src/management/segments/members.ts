@@ -1,8 +1,8 @@
 /** A segment's member companies in one environment: stored companies, in id order, whose attributes match. */
-import { compileRuleset, evaluateRuleset } from "../evaluation/index.js";
-import type { FeatureDefinition } from "../evaluation/index.js";
-import { key, lastKeyPart, prefixRange, type KvStore } from "../storage/kv.js";
-import type { CompanyRecord } from "../tracking/tracking-records.js";
+import { compileRuleset, evaluateRuleset } from "../../evaluation/index.js";
+import type { FeatureDefinition } from "../../evaluation/index.js";
+import { key, lastKeyPart, prefixRange, type KvStore } from "../../storage/kv.js";
+import type { CompanyRecord } from "../../tracking/tracking-records.js";
 import { inlineSegments } from "./inline.js";
 import type { SegmentRecord } from "./segment-records.js";
 

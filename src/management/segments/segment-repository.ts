@@ -1,4 +1,4 @@
-import { key, prefixRange, type KvStore } from "../storage/kv.js";
+import { key, prefixRange, type KvStore } from "../../storage/kv.js";
 import type { SegmentRecord } from "./segment-records.js";
 
 /** Segments per app, by id; writes run inside the management apply transaction. */

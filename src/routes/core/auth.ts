@@ -18,7 +18,7 @@ export type Principal =
   | ManagementPrincipal
   | { kind: KeyKind; appId: string; environmentId: string };
 
-/** The accounts room's answer to "who is this management credential?" (`src/routes/kit/credentials.ts`). */
+/** The accounts room's answer to "who is this management credential?" (`src/routes/core/credentials.ts`). */
 export interface ManagementCredentials {
   /** The principal of a management request, or throws 401 (none, unknown, expired) / 403 (wrong kind, CSRF). */
   authenticate(request: ApiRequest): ManagementPrincipal;

@@ -8,10 +8,10 @@ import type { KvStore } from "../../storage/kv.js";
 import type { KeyIndex } from "../../tenancy/key-index.js";
 import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 import type { TrackingReader } from "../../tracking/index.js";
-import type { Executor } from "../../workers/executor.js";
-import type { EvaluationServing } from "../../jobs/evaluation-serving.js";
-import type { TrackingLog } from "../../jobs/tracking-log-port.js";
-import type { LiveStreamHub } from "../../live/live-stream-hub.js";
+import type { Executor } from "../../serving/workers/executor.js";
+import type { EvaluationServing } from "../../serving/evaluation/evaluation-serving.js";
+import type { TrackingLog } from "../../serving/tracking/tracking-log.js";
+import type { LiveStreamHub } from "../../features/live-stream-hub.js";
 import type { Prompting } from "../../surveys/prompting.js";
 import type { ProjectionGate } from "../../tracking/projection-driver.js";
 

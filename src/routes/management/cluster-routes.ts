@@ -1,7 +1,7 @@
 import { ok } from "../../http/responses.js";
-import { managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import type { Services } from "../kit/services.js";
+import { managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import type { Services } from "../core/services.js";
 
 /**
  * `GET /admin/cluster` (`switchyard cluster status`): every node's last reported position in both logs and its lag

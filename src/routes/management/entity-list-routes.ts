@@ -1,12 +1,12 @@
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { key, lastKeyPart, prefixRange } from "../../storage/kv.js";
 import type { CompanyRecord, UserRecord } from "../../tracking/tracking-records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

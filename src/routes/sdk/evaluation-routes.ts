@@ -1,8 +1,8 @@
-import { environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { waitForFlagState, waitForVersionParam } from "../../features/wait-for-version.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 
 function evaluate(context: RouteContext<Services>, onlyEnabled: boolean): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);

@@ -17,13 +17,13 @@
 import * as v from "valibot";
 import { parseJsonBody } from "../../schemas/json-body.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse, StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { IdSchema } from "../../schemas/tracking-fields.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { digestKey, randomBase62 } from "../../tenancy/identifiers.js";
 
 /** A token request must be redeemed within this time. */

@@ -1,8 +1,8 @@
-import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import type { TrackingCall } from "../../schemas/tracking.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { promptingAfterTracking } from "./prompting-routes.js";
 
 /** A user with a feedback prompt stream open may qualify for a survey once the call is projected. */

@@ -1,5 +1,5 @@
-import { BoundedMap } from "../caching/bounded-map.js";
-import { HitRateGate } from "../caching/hit-rate-gate.js";
+import { BoundedMap } from "../../storage/bounded-map.js";
+import { HitRateGate } from "../../storage/hit-rate-gate.js";
 
 /**
  * A hit saves a store read, its decoding and flattening (2–4 µs); a miss costs the key, two lookups and an insert

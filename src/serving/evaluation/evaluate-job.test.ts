@@ -3,19 +3,19 @@
  * random rulesets, random stored users and companies, and random query strings — encoded or not, with conflicting,
  * aliased, refused and oddly escaped parameters — must give the same answer or the same error.
  */
-import { runProjectionStep } from "../tracking/projector.js";
+import { runProjectionStep } from "../../tracking/projector.js";
 import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
-import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
-import { contextValue, featureDefinitions, stringAtom } from "../../test/parity/arbitraries.js";
-import { FeatureRepository } from "../features/feature-repository.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
-import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import type { EvaluateJob } from "./protocol.js";
+import { useTempLmdbStore } from "../../../test/support/temp-lmdb.js";
+import { contextValue, featureDefinitions, stringAtom } from "../../../test/parity/arbitraries.js";
+import { FeatureRepository } from "../../features/feature-repository.js";
+import { LmdbStore } from "../../storage/lmdb-store.js";
+import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
+import type { EvaluateJob } from "../protocol.js";
 import { evaluateJob, evaluateNested, type Evaluation } from "./evaluate-job.js";
-import { createJobContext, type JobContext } from "./job-context.js";
-import { runJobs } from "./run-job.js";
+import { createJobContext, type JobContext } from "../job-context.js";
+import { runJobs } from "../run-job.js";
 
 let store: LmdbStore;
 const temp = useTempLmdbStore("switchyard-flat-", "all");

@@ -9,16 +9,16 @@ import {
   type EvaluatedFeature,
   type FlatQuery,
   type OutcomeView,
-} from "../evaluation/index.js";
-import { ServiceError } from "../errors/catalogue.js";
-import { listOptedInFeatures } from "../optin/opt-in-store.js";
-import { evaluationRow, evaluationsOf, type Evaluations } from "../tracking/index.js";
-import type { EvaluateJob, JobResult } from "./protocol.js";
-import type { JobContext } from "./job-context.js";
+} from "../../evaluation/index.js";
+import { ServiceError } from "../../errors/catalogue.js";
+import { listOptedInFeatures } from "../../features/opt-in-store.js";
+import { evaluationRow, evaluationsOf, type Evaluations } from "../../tracking/index.js";
+import type { EvaluateJob, JobResult } from "../protocol.js";
+import type { JobContext } from "../job-context.js";
 import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
 import type { EntityKind, StoredEntity } from "./stored-entity.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
-import { compressAnswer } from "../evaluation/answer-encoding.js";
+import { compressAnswer } from "../../evaluation/answer-encoding.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 

@@ -1,5 +1,5 @@
-import { BoundedMap } from "../caching/bounded-map.js";
-import { HitRateGate } from "../caching/hit-rate-gate.js";
+import { BoundedMap } from "../../storage/bounded-map.js";
+import { HitRateGate } from "../../storage/hit-rate-gate.js";
 
 /**
  * A hit saves a whole evaluation (40–80 µs at 10–50 features); a miss costs two lookups and an insert (~1 µs). So the

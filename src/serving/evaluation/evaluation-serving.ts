@@ -1,7 +1,7 @@
-import { preferredEncoding } from "../evaluation/answer-encoding.js";
+import { preferredEncoding } from "../../evaluation/answer-encoding.js";
 import type { EvaluationCache } from "./evaluation-cache.js";
-import type { EvaluateJob, JobResult } from "./protocol.js";
-import type { TrackingLog } from "./tracking-log-port.js";
+import type { EvaluateJob, JobResult } from "../protocol.js";
+import type { TrackingLog } from "../tracking/tracking-log.js";
 
 /** What runs an evaluation job: the executor (a worker pool, or inline on this thread). */
 export interface EvaluationRunner {

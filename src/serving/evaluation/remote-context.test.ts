@@ -3,17 +3,17 @@
  * written and rewritten with the record's attributes, and absent from records an older build wrote, where the
  * record itself is read and flattened instead.
  */
-import { runProjectionStep } from "../tracking/projector.js";
+import { runProjectionStep } from "../../tracking/projector.js";
 import { beforeEach, expect, it } from "vitest";
-import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
-import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { migrateStore, SCHEMA_VERSION } from "../storage/schema-version.js";
-import { readRemoteContext, REMOTE_CONTEXTS_UPGRADE, remoteContextKey } from "../tracking/remote-contexts.js";
-import type { EvaluateJob } from "./protocol.js";
-import { createJobContext, type JobContext } from "./job-context.js";
+import { useTempLmdbStore } from "../../../test/support/temp-lmdb.js";
+import { LmdbStore } from "../../storage/lmdb-store.js";
+import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
+import { migrateStore, SCHEMA_VERSION } from "../../storage/schema-version.js";
+import { readRemoteContext, REMOTE_CONTEXTS_UPGRADE, remoteContextKey } from "../../tracking/remote-contexts.js";
+import type { EvaluateJob } from "../protocol.js";
+import { createJobContext, type JobContext } from "../job-context.js";
 import { storedEntity } from "./remote-context.js";
-import { runJobs } from "./run-job.js";
+import { runJobs } from "../run-job.js";
 
 let store: LmdbStore;
 const temp = useTempLmdbStore("switchyard-remote-");

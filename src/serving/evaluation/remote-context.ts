@@ -6,11 +6,11 @@
  * Two forms of the same merge: on nested contexts (the general path), and on flat field values (the fast path), where
  * a stored attribute fills a field unless the request sent anything under that field's top-level attribute.
  */
-import type { CompiledRuleset } from "../evaluation/index.js";
-import type { EvaluateJob } from "./protocol.js";
-import type { JobContext } from "./job-context.js";
-import type { Attributes } from "../schemas/tracking-fields.js";
-import type { TrackingReader } from "../tracking/index.js";
+import type { CompiledRuleset } from "../../evaluation/index.js";
+import type { EvaluateJob } from "../protocol.js";
+import type { JobContext } from "../job-context.js";
+import type { Attributes } from "../../schemas/tracking-fields.js";
+import type { TrackingReader } from "../../tracking/index.js";
 import { StoredEntity, type EntityKind } from "./stored-entity.js";
 
 /** The stored user or company `id` of the job's environment (null: none stored), through the thread's cache. */

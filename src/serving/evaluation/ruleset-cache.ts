@@ -1,8 +1,8 @@
-import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../evaluation/index.js";
-import type { FeatureRepository } from "../features/feature-repository.js";
-import { displayName } from "../features/feature-records.js";
-import type { KvStore } from "../storage/kv.js";
-import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
+import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../../evaluation/index.js";
+import type { FeatureRepository } from "../../features/feature-repository.js";
+import { displayName } from "../../features/feature-records.js";
+import type { KvStore } from "../../storage/kv.js";
+import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 
 export interface CurrentRuleset {
   /** The environment's flagStateVersion this ruleset was compiled at. */

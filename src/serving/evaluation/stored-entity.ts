@@ -1,5 +1,5 @@
-import type { Attributes } from "../schemas/tracking-fields.js";
-import { remoteContextOf, type EntityKind, type RemoteContext } from "../tracking/remote-contexts.js";
+import type { Attributes } from "../../schemas/tracking-fields.js";
+import { remoteContextOf, type EntityKind, type RemoteContext } from "../../tracking/remote-contexts.js";
 
 export type { EntityKind };
 

@@ -1,10 +1,10 @@
-import type { EvaluateJob, JobResult, TrackJob } from "../jobs/protocol.js";
-import type { TrackingLog } from "../jobs/tracking-log-port.js";
-import type { Executor } from "./executor.js";
+import type { EvaluateJob, JobResult, TrackJob } from "../protocol.js";
+import type { TrackingLog } from "./tracking-log.js";
+import type { Executor } from "../workers/executor.js";
 
 /**
  * The tracking log of a node that runs alone: the executor's jobs append to the trackingLog table (one record per
- * batch of requests, jobs/run-job.ts), and the projector, told of each append here, projects it on this node.
+ * batch of requests, serving/run-job.ts), and the projector, told of each append here, projects it on this node.
  */
 export class LocalTrackingLog implements TrackingLog {
   constructor(

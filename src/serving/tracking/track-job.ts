@@ -1,11 +1,11 @@
-import { parseJsonBody } from "../schemas/json-body.js";
-import { ServiceError } from "../errors/catalogue.js";
-import { parseTrackingCall, type TrackingItem } from "../schemas/tracking.js";
-import { prepareFeedback } from "../tracking/logged-feedback.js";
-import type { LoggedRequest } from "../tracking/project-requests.js";
-import type { JobResult, TrackJob } from "./protocol.js";
-import type { JobContext } from "./job-context.js";
-import type { KvStore } from "../storage/kv.js";
+import { parseJsonBody } from "../../schemas/json-body.js";
+import { ServiceError } from "../../errors/catalogue.js";
+import { parseTrackingCall, type TrackingItem } from "../../schemas/tracking.js";
+import { prepareFeedback } from "../../tracking/logged-feedback.js";
+import type { LoggedRequest } from "../../tracking/project-requests.js";
+import type { JobResult, TrackJob } from "../protocol.js";
+import type { JobContext } from "../job-context.js";
+import type { KvStore } from "../../storage/kv.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const OK_BODY = '{"success":true}';

@@ -1,4 +1,4 @@
-import type { EvaluateJob, JobResult, TrackJob } from "./protocol.js";
+import type { EvaluateJob, JobResult, TrackJob } from "../protocol.js";
 
 /**
  * Where acknowledged tracking goes: the local append log (the trackingLog table, written by the executor's jobs and

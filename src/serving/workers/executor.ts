@@ -1,5 +1,5 @@
-import { ServiceError } from "../errors/catalogue.js";
-import type { EvaluateJob, Job, JobResult } from "../jobs/protocol.js";
+import { ServiceError } from "../../errors/catalogue.js";
+import type { EvaluateJob, Job, JobResult } from "../protocol.js";
 
 /** Runs jobs; `run` rejects only with a retryable OVERLOADED ServiceError when the queue is full. */
 export interface Executor {

@@ -1,7 +1,7 @@
-import type { JobContext } from "../jobs/job-context.js";
-import { runJob, runJobs } from "../jobs/run-job.js";
-import { evaluateJob } from "../jobs/evaluate-job.js";
-import type { JobResult } from "../jobs/protocol.js";
+import type { JobContext } from "../job-context.js";
+import { runJob, runJobs } from "../run-job.js";
+import { evaluateJob } from "../evaluation/evaluate-job.js";
+import type { JobResult } from "../protocol.js";
 import { countTrackingBatch, overloaded, type Executor, type TrackingStats, type Waiting } from "./executor.js";
 
 /**

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import type { Batch, Job, JobResult, WorkerSetup } from "../jobs/protocol.js";
+import type { Batch, Job, JobResult, WorkerSetup } from "../protocol.js";
 import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
 import { BatchGate, sendSpread } from "./batch-gate.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import type { ProjectionStep } from "../tracking/projector.js";
+import type { ProjectionStep } from "../../tracking/projector.js";
 import type { ProjectorSetup } from "./projector-worker.js";
 
 /** The projector's own thread (see projector-worker.ts): steps go to it one at a time. */

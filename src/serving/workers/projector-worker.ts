@@ -4,9 +4,9 @@
  * the pool's workers (docs/BENCHMARKS.md, "Log first").
  */
 import { workerData } from "node:worker_threads";
-import { TRACKING_PROJECTIONS } from "../jobs/projections.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
-import { runProjectionStep, type ProjectionStep } from "../tracking/projector.js";
+import { TRACKING_PROJECTIONS } from "../tracking-projections.js";
+import { LmdbStore } from "../../storage/lmdb-store.js";
+import { runProjectionStep, type ProjectionStep } from "../../tracking/projector.js";
 import { reportFault } from "./report-fault.js";
 
 export interface ProjectorSetup {

@@ -10,8 +10,8 @@
  * u32 body length, u32 headers length — the headers' JSON right after the body), then the bodies.
  */
 import type { AnswerRing, RingRegion } from "./answer-ring.js";
-import type { JobResult } from "../jobs/protocol.js";
-import type { AnswerTarget } from "../evaluation/index.js";
+import type { JobResult } from "../protocol.js";
+import type { AnswerTarget } from "../../evaluation/index.js";
 
 const JSON_CONTENT_TYPE = "application/json";
 const FLAG_TEXT = 1;

@@ -1,10 +1,10 @@
-import type { Job } from "../jobs/protocol.js";
+import type { Job } from "../protocol.js";
 import type { Executor } from "./executor.js";
 
 /**
  * Which executor a job goes to: evaluations (`/features/enabled` too) and bulk bodies to the pool (the CPU-heavy work,
  * off the thread that serves HTTP; with a pool, projection steps go to a thread of their own instead of an executor:
- * src/workers/projector-thread.ts), single tracking calls inline (their work is small: a
+ * src/serving/workers/projector-thread.ts), single tracking calls inline (their work is small: a
  * validation and one append). Every commit happens on
  * lmdb-js's write thread, so no thread waits for a disk, and the pool sends jobs that wait for a commit in batches
  * of their own (flush), so no evaluation's answer waits behind one. Measured on 2 cores (docs/BENCHMARKS.md): with

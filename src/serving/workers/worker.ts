@@ -5,11 +5,11 @@
  */
 import { workerData } from "node:worker_threads";
 import { Piscina } from "piscina";
-import { createJobContext, type JobContext } from "../jobs/job-context.js";
-import { runJobs } from "../jobs/run-job.js";
-import { LmdbStore } from "../storage/lmdb-store.js";
-import { AppendTally } from "../tracking/append-tally.js";
-import type { Batch, WorkerSetup } from "../jobs/protocol.js";
+import { createJobContext, type JobContext } from "../job-context.js";
+import { runJobs } from "../run-job.js";
+import { LmdbStore } from "../../storage/lmdb-store.js";
+import { AppendTally } from "../../tracking/append-tally.js";
+import type { Batch, WorkerSetup } from "../protocol.js";
 import { AnswerRing } from "./answer-ring.js";
 import { reportFault } from "./report-fault.js";
 import { ResultArena } from "./result-packing.js";
