@@ -40,9 +40,14 @@ import { LocalManagementLog, type ManagementLog } from "./management/management-
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./composition/applied-observers.js";
 import { migrateStore } from "./storage/schema-version.js";
+import type { TableName, TableValues } from "./storage/kv.js";
 import { STORE_UPGRADES } from "./composition/store-upgrades.js";
 import { KeyIndex } from "./tenancy/key-index.js";
 import { TenancyRepository } from "./tenancy/tenancy-repository.js";
+
+/** Every table of the store has its value type declared by the room that owns it (TableValues, storage/kv.ts). */
+const EVERY_TABLE_TYPED: [Exclude<TableName, keyof TableValues>] extends [never] ? true : Exclude<TableName, keyof TableValues> = true;
+void EVERY_TABLE_TYPED;
 
 /** How often changes made by another process sharing the data dir are looked for. */
 const CROSS_PROCESS_POLL_MS = 250;

@@ -44,7 +44,7 @@ function optInKey(environmentId: string, scope: OptInScope, id: string, featureK
 
 /** Whether the user and the company opted into one feature (for the evaluator; absent ids count as not opted in). */
 export function readOptIn(store: KvStore, environmentId: string, featureKey: string, userId?: string, companyId?: string): OptInState {
-  const table = store.table<OptInRecord>("optIns");
+  const table = store.table("optIns");
   return {
     userOptedIn: userId !== undefined && userId !== "" && table.get(optInKey(environmentId, "user", userId, featureKey)) !== undefined,
     companyOptedIn:
@@ -56,7 +56,7 @@ export function readOptIn(store: KvStore, environmentId: string, featureKey: str
 export function listOptedInFeatures(store: KvStore, environmentId: string, scope: OptInScope, id: string | undefined): Set<string> {
   const keys = new Set<string>();
   if (id === undefined || id === "") return keys;
-  for (const entry of store.table<OptInRecord>("optIns").range(prefixRange(environmentId, scope, id))) keys.add(lastKeyPart(entry.key));
+  for (const entry of store.table("optIns").range(prefixRange(environmentId, scope, id))) keys.add(lastKeyPart(entry.key));
   return keys;
 }
 
@@ -69,7 +69,7 @@ export function listOptedInFeatures(store: KvStore, environmentId: string, scope
 export function applyOptIn(store: KvStore, choice: OptInChoice, at: string): OptInWriteResult {
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
-  const table = store.table<OptInRecord>("optIns");
+  const table = store.table("optIns");
   const environment = tenancy.getEnvironment(choice.environmentId);
   if (!environment) return { kind: "no-environment" };
   if (!features.getFeature(choice.appId, choice.featureKey)?.optInEnabled) return { kind: "no-opt-in-feature" };
@@ -80,4 +80,11 @@ export function applyOptIn(store: KvStore, choice: OptInChoice, at: string): Opt
   else table.remove(entryKey);
   const flagStateVersion = tenancy.bumpFlagStateVersions([choice.environmentId]).get(choice.environmentId)!;
   return { kind: "stored", flagStateVersion, changed: true };
+}
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    optIns: OptInRecord;
+  }
 }

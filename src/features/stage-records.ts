@@ -27,3 +27,11 @@ export function defaultStages(appCreatedAt: string, environmentIds: readonly str
     stage("st_general_availability", "General availability", 4, everywhere),
   ];
 }
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Stages, and `true` for each (app, stage) pair in use. */
+    stages: StageRecord | true;
+  }
+}

@@ -15,7 +15,7 @@ export class StageRepository {
   }
 
   private get stages() {
-    return this.store.table<StageRecord | true>("stages");
+    return this.store.table("stages");
   }
 
   /** The app's stages in order (then by id); undefined when the app does not exist. */

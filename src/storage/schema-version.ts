@@ -15,7 +15,7 @@ const OLDEST_READABLE = 2;
  * 4 build would change attributes without it, so it must refuse the dir too.
  */
 export async function migrateStore(store: KvStore, upgrades: readonly StoreUpgrade[]): Promise<void> {
-  const meta = store.table<number>("meta");
+  const meta = store.table<"meta", number>("meta");
   const stored = meta.get("schemaVersion");
   if (stored === undefined) {
     await store.write(() => {

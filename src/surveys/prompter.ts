@@ -24,7 +24,7 @@ export interface FeatureUsage {
 }
 
 export function usageOf(store: KvStore, environmentId: string, userId: string, feature: Pick<FeatureRecord, "key" | "usageEvents">): FeatureUsage {
-  const table = store.table<UserUsageCell>("aggregates");
+  const table = store.table<"aggregates", UserUsageCell>("aggregates");
   let uses = 0;
   let firstAt: number | null = null;
   for (const name of usageNames(feature)) {

@@ -24,7 +24,7 @@ const BEGUN = "tracking.log.begun";
 const PREDATES_LOG = "tracking.log.predatedByData";
 
 function meta(store: KvStore) {
-  return store.table<number | boolean>("meta");
+  return store.table("meta");
 }
 
 /** The store whose `write` appends to the log, and whose `trackingLog` table holds it. */
@@ -33,7 +33,7 @@ export function trackingLogStore(store: KvStore): KvStore {
 }
 
 function logTable(store: KvStore) {
-  return trackingLogStore(store).table<LoggedRequest[] | number>("trackingLog");
+  return trackingLogStore(store).table("trackingLog");
 }
 
 /** Inside a write of `trackingLogStore(store)`: appends one record holding `requests`; answers its sequence number. */
@@ -95,4 +95,12 @@ export function noteDataBeforeLog(store: KvStore): void {
   const predates = held("users") || held("companies") || held("events") || held("featureEvents") || held("feedback");
   meta(store).put(PREDATES_LOG, predates);
   meta(store).put(BEGUN, true);
+}
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Records of logged requests, and the log's own positions. */
+    trackingLog: LoggedRequest[] | number;
+  }
 }

@@ -60,7 +60,7 @@ async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
 }
 
 function rawEvents(environmentId = envId): EventRecord[] {
-  return [...store.table<EventRecord>("events").range(prefixRange(environmentId))].map((entry) => entry.value);
+  return [...store.table<"events", EventRecord>("events").range(prefixRange(environmentId))].map((entry) => entry.value);
 }
 
 function everythingStored(environmentId = envId) {

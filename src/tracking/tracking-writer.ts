@@ -1,5 +1,5 @@
 import type { EventItem, CompanyItem, FeatureEventItem, PromptEventItem, TrackingItem, UserItem } from "../schemas/tracking.js";
-import type { KvStore } from "../storage/kv.js";
+import type { KvStore, TableValue } from "../storage/kv.js";
 import { featureEventCompany } from "./attribution.js";
 import { appendGroup, logKey, SequenceAllocator } from "./append-log.js";
 import { writeFeedback, type FeatureRef } from "./feedback.js";
@@ -132,7 +132,7 @@ export class TrackingWriter {
   private storeEvents(): void {
     const events = this.pendingEvents;
     if (events.length === 0) return;
-    if (events.length === 1) this.append("events", events[0]);
+    if (events.length === 1) this.append("events", events[0]!);
     else {
       const rows = events.map((record) => EVENT_FIELDS.map((field) => record[field]));
       appendGroup<EventRecord>(this.store, "events", this.environmentId, this.sequences, { shared: {}, fields: EVENT_FIELDS, rows, count: rows.length });
@@ -196,7 +196,7 @@ export class TrackingWriter {
     this.append("entityUpdates", record);
   }
 
-  private append(table: "events" | "featureEvents" | "promptEvents" | "entityUpdates", record: unknown): void {
+  private append<T extends "events" | "featureEvents" | "promptEvents" | "entityUpdates">(table: T, record: TableValue<T>): void {
     this.store.table(table).put(logKey(table, this.environmentId, this.sequences.next(table)), record);
   }
 }

@@ -39,7 +39,7 @@ export function segmentMembers(
   let scanned = 0;
   let last: string | undefined;
   let exhausted = true;
-  for (const entry of store.table<CompanyRecord>("companies").range({ start, end: range.end })) {
+  for (const entry of store.table("companies").range({ start, end: range.end })) {
     if (companies.length >= limit || scanned >= MAX_SCANNED_PER_PAGE) {
       exhausted = false;
       break;

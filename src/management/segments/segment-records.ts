@@ -17,3 +17,10 @@ export interface SegmentFilter {
   type: "segment";
   segmentId: string;
 }
+
+declare module "../../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    segments: SegmentRecord;
+  }
+}

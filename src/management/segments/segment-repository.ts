@@ -6,7 +6,7 @@ export class SegmentRepository {
   constructor(private readonly store: KvStore) {}
 
   private get segments() {
-    return this.store.table<SegmentRecord>("segments");
+    return this.store.table("segments");
   }
 
   listSegments(appId: string): SegmentRecord[] {

@@ -30,7 +30,7 @@ function listRoute(table: "companies" | "users"): RouteSpec<Services> {
     const start = after !== undefined && after >= prefix ? `${key(environment.id, after)}\u0000` : lower;
     const end = prefix === "" ? all.end : `${lower}\uffff`;
     const items = [];
-    for (const entry of context.services.store.table<CompanyRecord | UserRecord>(table).range({ start: start < all.start ? all.start : start, end, limit: limit + 1 })) {
+    for (const entry of context.services.store.table(table).range({ start: start < all.start ? all.start : start, end, limit: limit + 1 })) {
       const record = entry.value;
       items.push({ id: lastKeyPart(entry.key), attributes: record.attributes, firstSeen: iso(record.firstSeen), lastSeen: iso(record.lastSeen) });
     }
