@@ -1,7 +1,7 @@
 /**
  * Every management write as a plain, serialisable change. Whatever is random or time-dependent — ids, key digests,
  * password hashes, the time, the actor — is decided before the change is applied, so applying it is deterministic:
- * the same change applied to the same store state gives the same result on every node (issue 19's replicated
+ * the same change applied to the same store state gives the same result on every node (cluster mode's replicated
  * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
  */
 import type { Actor } from "../accounts/principal.js";

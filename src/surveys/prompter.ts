@@ -1,5 +1,5 @@
 /**
- * Decides which survey prompt a user gets (issue 18 §5): a new one when they qualify for a survey they were never
+ * Decides which survey prompt a user gets (API.md "Automated feedback surveys"): a new one when they qualify for a survey they were never
  * asked and their quiet period is over, or, when a stream (re)connects, the latest one still open (the Ably
  * `rewind=1` the browser SDKs ask for; their own cookie keeps a prompt they completed from showing twice).
  */

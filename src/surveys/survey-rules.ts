@@ -1,5 +1,5 @@
 /**
- * Survey rules (issue 18 §5): per environment and feature, the question a user of the feature is asked, when, and how
+ * Survey rules (API.md "Automated feedback surveys"): per environment and feature, the question a user of the feature is asked, when, and how
  * often. Stored in the `surveys` table under `env␀rule␀<featureKey>`; written only through the management log.
  */
 import * as v from "valibot";

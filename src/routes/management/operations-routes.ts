@@ -1,4 +1,4 @@
-/** Every route of issue 32 (API.md §13): backup, flags as files, the Unleash importer. */
+/** Every operations route (API.md §13): backup, flags as files, the Unleash importer. */
 import type { RouteSpec } from "../core/route.js";
 import type { HttpMethod } from "../core/router.js";
 import type { Services } from "../core/services.js";

@@ -18,7 +18,7 @@ function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");
 }
 
-/** Feedback survey rules per environment and feature (issue 18 §5; docs/API.md "Feedback surveys"). */
+/** Feedback survey rules per environment and feature (docs/API.md "Automated feedback surveys"). */
 export const SURVEY_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",

@@ -1,5 +1,5 @@
 /**
- * The automated feedback protocol of the browser SDKs (issue 18 §5; src/sse.ts and src/feedback/ of
+ * The automated feedback protocol of the browser SDKs (API.md "Automated feedback surveys"; src/sse.ts and src/feedback/ of
  * `@bucketco/browser-sdk` 3.3.3 and `@reflag/browser-sdk` 1.6.1), served by Switchyard itself (`sseBaseUrl` = the
  * service's address) in place of Bucket's Ably-based messaging:
  *
