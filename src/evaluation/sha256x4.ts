@@ -24,8 +24,8 @@ const MESSAGES = 64 * 16;
 const MESSAGE_STRIDE = 128;
 /**
  * A value's bytes, its 0x80 marker, zeros to 64 bytes. A context's user id meets every user-id rollout of the
- * ruleset, so a value is written once and read by many lanes (written per lane, it cost ~5 % of an evaluation at
- * 200 features).
+ * ruleset, so a value is written once and read by many lanes (written per lane, it showed in evaluation's profile
+ * (docs/BENCHMARKS.md, "Figures behind the code")).
  */
 const VALUE_SLOTS = MESSAGES + LANES * MESSAGE_STRIDE;
 const VALUE_SLOT_COUNT = 8;

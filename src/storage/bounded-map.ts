@@ -4,8 +4,8 @@
  * generation is dropped whole. A read finds entries of either generation.
  *
  * Not a delete-the-oldest Map: V8 leaves a deleted entry's slot in place until the table is rebuilt, so evicting the
- * first key of a busy Map one at a time makes `keys().next()` step over thousands of holes (9 µs an insert at
- * 10,000 entries, measured), where swapping generations costs nothing per entry.
+ * first key of a busy Map one at a time makes `keys().next()` step over thousands of holes
+ * (docs/BENCHMARKS.md, "Figures behind the code"), where swapping generations costs nothing per entry.
  */
 export class BoundedMap<K, V> {
   private current = new Map<K, V>();

@@ -19,8 +19,8 @@ export class HitRateGate {
   constructor(
     private readonly breakEven: number,
     // A window must be longer than the reuse distance it is to notice: a cache emptied (or cold) gets its first hit
-    // only when a value comes round again, so with 1,000 users in turn a window of 1,024 lookups saw 2 % hits and
-    // closed for good. 4,096 notices reuse within a few thousand lookups.
+    // only when a value comes round again, so a window shorter than the traffic's round of users sees almost no hits
+    // and closes for good (docs/BENCHMARKS.md, "Figures behind the code"). 4,096 notices reuse within a few thousand lookups.
     private readonly sample = 4 * 1_024,
     private readonly bypass = 16 * 1_024,
     private readonly maxBypass = 64 * bypass,

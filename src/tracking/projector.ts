@@ -24,8 +24,7 @@ export interface ProjectionStep {
 /**
  * Items taken per step. Appends do not wait for a step (LMDB keeps the log in an environment of its own), so a step
  * may be long: the more it takes, the more often a user, a company or a cell seen again is written once for several
- * calls. Measured with 1,000-item mixed bulk bodies (docs/BENCHMARKS.md, "Log first"): 4,000 items a step projected
- * 24–29k items/s with refusals for lag, 16,000 30–31k with none, 50,000 no more than 16,000.
+ * calls; past this size a step gains no more (docs/BENCHMARKS.md, "Log first").
  */
 export const DEFAULT_STEP_ITEMS = 16_000;
 

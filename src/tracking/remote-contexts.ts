@@ -1,7 +1,7 @@
 /**
  * The flat form of each stored user's and company's attributes, kept beside its record for remote context (API.md
  * §3): the pairs evaluation's fast path reads, so that a request does not decode the whole record and flatten its
- * attributes again (about 3 µs of the worker's ~17 at 10 features, docs/BENCHMARKS.md). Written in the transaction
+ * attributes again (a visible share of a small evaluation, (docs/BENCHMARKS.md, "Figures behind the code")). Written in the transaction
  * that writes the record, whenever its attributes change; a record with no flat form beside it (written by a build
  * before this one) is read and flattened as before.
  */

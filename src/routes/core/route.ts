@@ -34,7 +34,11 @@ export interface RouteSpec<S> {
   handle(context: RouteContext<S>): Promise<RouteResult> | RouteResult;
 }
 
-/** An environment-scoped principal's environment, or a 403 for anything else. */
+/**
+ * The principal's app and environment, for routes whose access admits only environment keys (authentication answers
+ * a credential of the wrong kind with its 403 before the handler runs). Any other principal here is a route table
+ * mistake: it throws a plain Error, which the core answers with a logged 500.
+ */
 export function environmentOf(principal: Principal): { appId: string; environmentId: string } {
   if (!("environmentId" in principal)) throw new Error("route misconfigured: no environment principal");
   return { appId: principal.appId, environmentId: principal.environmentId };

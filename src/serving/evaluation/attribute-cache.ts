@@ -2,8 +2,9 @@ import { BoundedMap } from "../../storage/bounded-map.js";
 import { HitRateGate } from "../../storage/hit-rate-gate.js";
 
 /**
- * A hit saves a store read, its decoding and flattening (2–4 µs); a miss costs the key, two lookups and an insert
- * (~0.5 µs): below about one hit in five (users that do not come back within the TTL) the cache is skipped.
+ * A hit saves a store read, its decoding and flattening; a miss costs the key, two lookups and an insert, several
+ * times less: below about one hit in five (users that do not come back within the TTL) the cache is skipped
+ * (docs/BENCHMARKS.md, "Figures behind the code").
  */
 const BREAK_EVEN_HIT_RATE = 0.2;
 

@@ -2,8 +2,8 @@ import { BoundedMap } from "../../storage/bounded-map.js";
 import { HitRateGate } from "../../storage/hit-rate-gate.js";
 
 /**
- * A hit saves a whole evaluation (40–80 µs at 10–50 features); a miss costs two lookups and an insert (~1 µs). So the
- * cache pays from a few hits in a hundred, and is skipped below that (traffic of contexts that do not come back).
+ * A hit saves a whole evaluation; a miss costs two lookups and an insert, tens of times less. So the cache pays from
+ * a few hits in a hundred, and is skipped below that (traffic of contexts that do not come back) (docs/BENCHMARKS.md, "Figures behind the code").
  */
 const BREAK_EVEN_HIT_RATE = 0.02;
 
@@ -62,8 +62,8 @@ export class EvaluationCache {
   /**
    * Judged on repeats (a hit, or a query computed once recently), not on hits alone: after the cache was emptied, a
    * query earns an entry on its second computation and hits on its third, so a window of hits alone would read as
-   * zero while the traffic repeats — with 1,000 users in turn the gate then never reopened (the repeated-context
-   * bench fell from ~68,000 to ~35,000 req/s). A window of 4,096 lookups sees a reuse distance of thousands. Short
+   * zero while the traffic repeats, and the gate would never reopen for users who come back in turn
+   * (docs/BENCHMARKS.md, "Figures behind the code"). A window of 4,096 lookups sees a reuse distance of thousands. Short
    * bypasses (1 to 4 windows): a wrong bypass costs a whole evaluation per missed hit.
    */
   private readonly gate = new HitRateGate(BREAK_EVEN_HIT_RATE, 4 * 1_024, 4 * 1_024, 16 * 1_024);

@@ -7,7 +7,7 @@
  * therefore came back together, late: the main thread sat idle while the worker evaluated, and the worker while the
  * main thread wrote the answers (`perf sched timehist`, docs/BENCHMARKS.md). With one batch per worker, an answer is
  * posted as soon as its batch is done, and the next batch leaves before those answers are written. That pays when a
- * batch takes the worker long; when evaluations are cheap, the message's round trip (~50 µs here) dominates and
+ * batch takes the worker long; when evaluations are cheap, the message's round trip dominates and
  * batches sent as they come keep the worker busier (see the executor for which applies).
  */
 export class BatchGate<T> {

@@ -9,9 +9,8 @@ import { countTrackingBatch, overloaded, type Executor, type TrackingStats, type
 const CONCURRENT_TASKS_PER_WORKER = 16;
 /**
  * Mean answer size from which evaluations go one batch per worker at a time (BatchGate). Answer size stands for the
- * worker's time per evaluation: at 10 features (~3 KB answers) a batch is short next to the message's round trip, and
- * one batch per worker served 8-22 % less than batches sent as they come; at 50 and 200 features (15 and 60 KB) it
- * served 10-30 % more (docs/BENCHMARKS.md).
+ * worker's time per evaluation: with small answers a batch is short next to the message's round trip, and one batch
+ * per worker serves less than batches sent as they come; with large ones it serves more (docs/BENCHMARKS.md, "Figures behind the code").
  */
 const LARGE_ANSWER_BYTES = 8 * 1024;
 /** Weight of the latest batch in the running mean of answer sizes. */

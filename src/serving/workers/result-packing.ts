@@ -1,6 +1,6 @@
 /**
- * A batch's answers as one ArrayBuffer, moved (not copied) from a worker to the main thread: a 15 KB evaluation
- * answer cloned as an object cost the main thread more than writing it to the socket, and every result object, header
+ * A batch's answers as one ArrayBuffer, moved (not copied) from a worker to the main thread: a large evaluation
+ * answer cloned as an object costs the main thread more than writing it to the socket, and every result object, header
  * record and body is one more thing for the structured clone to walk.
  *
  * The answer writer writes each evaluation answer straight into the arena (the room claim() makes: no copy, no

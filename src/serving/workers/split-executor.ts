@@ -7,10 +7,9 @@ import type { Executor } from "./executor.js";
  * src/serving/workers/projector-thread.ts), single tracking calls inline (their work is small: a
  * validation and one append). Every commit happens on
  * lmdb-js's write thread, so no thread waits for a disk, and the pool sends jobs that wait for a commit in batches
- * of their own (flush), so no evaluation's answer waits behind one. Measured on 2 cores (docs/BENCHMARKS.md): with
- * everything in the pool and commits synchronous in the workers, a worker blocked in each commit's sync held up the
- * evaluations behind it — the 80/20 mix reached half the rate, with a p99 four times longer; `/features/enabled`
- * moved from the main thread to the pool served 8–10 % more with 12–15 % less CPU per request.
+ * of their own (flush), so no evaluation's answer waits behind one. With everything in the pool and commits
+ * synchronous in the workers, a worker blocked in each commit's sync held up the evaluations behind it; and
+ * `/features/enabled` serves more, for less CPU, from the pool than from the main thread (docs/BENCHMARKS.md, "Figures behind the code").
  */
 export function routesToPool(job: Job): boolean {
   return job.kind !== "track" || job.call === "bulk";
