@@ -1,14 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { abortPendingRequests, api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Environment, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
-import { FeatureDetail } from "./pages/FeatureDetail";
-import { Features } from "./pages/Features";
-import { CompanyDetail, EntityList, UserDetail } from "./pages/Companies";
-import { Feedback } from "./pages/Feedback";
-import { Keys } from "./pages/Keys";
-import { LiveEvents } from "./pages/LiveEvents";
-import { Audit, Members } from "./pages/Members";
-import { Operations } from "./pages/Operations";
+import { GLOBAL_PAGE_VIEWS, SCOPED_PAGE_VIEWS } from "./page-table";
 import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
 import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
@@ -194,10 +187,15 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   let content;
   if (error) content = <ErrorMessage error={error} />;
   else if (!apps) content = <p class="loading">Loading…</p>;
-  else if (parsed.kind === "global" && parsed.page === "members" && isOwner) content = <Members self={member} />;
-  else if (parsed.kind === "global" && parsed.page === "audit" && isOwner) content = <Audit apps={apps} />;
-  else if (parsed.kind === "global" && parsed.page === "operations") content = <Operations apps={apps} member={member} />;
-  else if (parsed.kind === "global") content = <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
+  else if (parsed.kind === "global") {
+    const global = GLOBAL_PAGE_VIEWS[parsed.page];
+    content =
+      global !== undefined && (isOwner || !global.ownersOnly) ? (
+        global.show(apps, member)
+      ) : (
+        <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />
+      );
+  }
   else if (apps.length === 0) content = <NoApps canWrite={canWrite} onCreated={created} />;
   else if (parsed.kind === "default") content = <p class="loading">Loading…</p>;
   else if (parsed.kind === "unknown") content = <NotFound title="No such page" message={`The dashboard has no page ${parsed.path}.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
@@ -205,16 +203,8 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   else if (!environment || !scope)
     content = <NotFound title="Environment not found" message={`${app.name} has no environment with the id ${parsed.environmentId}.`} home={`#${scopedPath(app.id, app.defaultEnvironmentId)}`} />;
   else {
-    const id = parsed.id;
-    if (parsed.page === "features" && id !== undefined) content = <FeatureDetail key={`${app.id}:${id}`} scope={scope} featureKey={id} />;
-    else if (parsed.page === "companies" && id !== undefined) content = <CompanyDetail scope={scope} companyId={id} />;
-    else if (parsed.page === "users" && id !== undefined) content = <UserDetail scope={scope} userId={id} />;
-    else if (parsed.page === "companies") content = <EntityList scope={scope} kind="companies" />;
-    else if (parsed.page === "users") content = <EntityList scope={scope} kind="users" />;
-    else if (parsed.page === "feedback") content = <Feedback scope={scope} />;
-    else if (parsed.page === "keys") content = <Keys key={environment.id} scope={scope} />;
-    else if (parsed.page === "events") content = <LiveEvents scope={scope} />;
-    else content = <Features scope={scope} />;
+    const view = SCOPED_PAGE_VIEWS[parsed.page];
+    content = parsed.id !== undefined && view.detail !== undefined ? view.detail(scope, parsed.id) : view.list(scope);
   }
 
   const page = parsed.kind === "scoped" ? parsed.page : undefined;
