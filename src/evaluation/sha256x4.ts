@@ -1,8 +1,8 @@
 /**
  * SHA-256 of four one-block messages at once, in WebAssembly SIMD: each 32-bit word of the state and of the message
  * schedule is a v128 holding that word of all four messages. The rounds are the same serial chain as for one
- * message, so four lanes cost little more than one: ~370 ns a call (compressLanes() alone in a loop), ~90 ns a hash
- * with the assembly of the messages, where the one-lane JavaScript compression this replaced took ~350 ns. Only the
+ * message, so four lanes cost little more than one, and a hash costs a fraction of a one-lane compression
+ * (docs/BENCHMARKS.md, "Figures behind the code"). Only the
  * first word of each digest is kept (the rollout bucket needs no more).
  */
 import { FunctionSpec, I32, moduleBytes, op, V128 } from "./wasm-binary.js";

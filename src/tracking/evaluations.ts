@@ -20,7 +20,7 @@ export interface Evaluations {
   packedRows: Uint8Array;
 }
 
-/** The form logged before 2026-11-29: a result object and a row per feature. */
+/** The earlier logged form, still found in older logs: a result object and a row per feature. */
 interface EvaluationsAsLoggedBefore {
   action: FeatureEventItem["action"];
   evalContext: Record<string, unknown> | null;

@@ -13,7 +13,7 @@
 const CONTROL_BYTES = 8;
 /**
  * Regions start on 8-byte boundaries: V8 copies into shared memory word by word only when source and target are
- * equally aligned, and byte by byte otherwise, several times slower (bench/workers/shared-copy.ts; (docs/BENCHMARKS.md, "Figures behind the code")).
+ * equally aligned, and byte by byte otherwise, several times slower (bench/workers/shared-copy.ts; docs/BENCHMARKS.md, "Figures behind the code").
  * Arenas start at offset 0 of their buffers, so an aligned region makes both aligned.
  */
 const ALIGNMENT = 8;
