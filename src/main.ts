@@ -30,6 +30,7 @@ import type { Services } from "./routes/kit/services.js";
 import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./service/applied-observers.js";
+import { ChangeRequestScheduler } from "./service/change-request-scheduler.js";
 import { migrateStore } from "./storage/schema-version.js";
 import { STORE_UPGRADES } from "./service/store-upgrades.js";
 import { KeyIndex } from "./tenancy/key-index.js";
@@ -127,6 +128,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
+  const scheduler = new ChangeRequestScheduler(store, management, log);
   const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {
@@ -208,6 +210,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
         while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
+        scheduler.stop();
         for (const each of frontEnds) each.closeAll();
         // What was acknowledged is in the log either way; projecting it now spares the next start the backlog.
         await projection.stop(deadline);
