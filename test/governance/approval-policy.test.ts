@@ -131,6 +131,22 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     expect(await state()).toMatchObject({ targeting: before.targeting + 1, enabled: true, flagStateVersion: before.flagStateVersion + 2 });
   });
 
+  it("holds re-applying a stage and editing a segment's filter where they would rewrite production's targeting", async () => {
+    const bypass = "?bypass=true&reason=setting%20up";
+    expect((await asSession(server.url, owner, "PUT", `/admin/apps/${keys.app.id}/features/huddle/stage${bypass}`, { stage: "Beta" })).status).toBe(200);
+    const segment = await admin("POST", `/admin/apps/${keys.app.id}/segments`, { name: "Pro", filter: { type: "context", field: "company.plan", operator: "IS", values: ["pro"] } });
+    const segmentId = segment.body.segment.id;
+    const uses = await asSession(server.url, owner, "PUT", `${production()}/features/huddle/targeting${bypass}`, { rules: [{ filter: { type: "segment", segmentId } }] });
+    expect(uses.status, JSON.stringify(uses.body)).toBe(200);
+    const before = await state();
+    expectHeld(await asSession(server.url, editor, "PATCH", `/admin/apps/${keys.app.id}/stages/st_beta`, { reapply: true }));
+    expectHeld(await asSession(server.url, editor, "PATCH", `/admin/apps/${keys.app.id}/segments/${segmentId}`, { filter: { type: "constant", value: true } }));
+    expect(await state()).toEqual(before);
+    // What rewrites no targeting in production is not held.
+    expect((await asSession(server.url, editor, "PATCH", `/admin/apps/${keys.app.id}/stages/st_beta`, { order: 3 })).status).toBe(200);
+    expect((await asSession(server.url, editor, "PATCH", `/admin/apps/${keys.app.id}/segments/${segmentId}`, { description: "paying" })).status).toBe(200);
+  });
+
   it("lets writes through again once the policy is off", async () => {
     expect((await admin("PUT", `${production()}/policy`, { requireApproval: false })).status).toBe(200);
     expect((await asSession(server.url, editor, "PUT", `${production()}/features/huddle/config`, { variants: [] })).status).toBe(200);

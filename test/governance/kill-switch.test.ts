@@ -104,6 +104,7 @@ describe(`kill switch and change comments (${NATIVE_MODE === "0" ? "native-free"
     // The rules are kept: the management API still shows them, with the switch beside them.
     const shown = (await admin("GET", `${production()}/features`)).body.features.find((feature: { key: string }) => feature.key === "checkout");
     expect(shown).toMatchObject({ enabled: false, targeting: { version: 1, rules: EVERYONE } });
+    expect((await admin("GET", `${production()}/features/checkout`)).body).toMatchObject({ enabled: false, targeting: { version: 1, rules: EVERYONE } });
     // The development environment is untouched.
     expect((await request(server.url, "GET", "/features", { token: keys.development.secretKey })).body.features.find((feature: { key: string }) => feature.key === "checkout").enabled).toBe(true);
   });
