@@ -87,6 +87,16 @@ describe(`scheduled change requests (${NATIVE_MODE === "0" ? "native-free" : "na
     expect(edited.body.changeRequest).toMatchObject({ state: "open", revision: 2, suspendedReason: null, changes: [{ base: { targetingVersion: 1 } }] });
   });
 
+  it("suspends a scheduled request when the policy came to require approval it does not hold", async () => {
+    const created = await admin("POST", requests(keys.development.id), { title: "Before the policy", changes: [{ feature: "huddle", config: { variants: [] } }], scheduledAt: inSeconds(2) });
+    expect(created.body.changeRequest.state).toBe("scheduled");
+    await admin("PUT", `/admin/environments/${keys.development.id}/policy`, { requireApproval: true });
+    const request = await settled(keys.development.id, created.body.changeRequest.id);
+    expect(request).toMatchObject({ state: "suspended", suspendedReason: expect.stringContaining("requires 1 approval(s)") });
+    expect((await history(keys.development.id, "huddle")).filter((entry: { kind: string }) => entry.kind === "config")).toHaveLength(0);
+    await admin("PUT", `/admin/environments/${keys.development.id}/policy`, { requireApproval: false });
+  });
+
   it("fires on start a request whose time passed while the service was down, recording the real time, once", async () => {
     const scheduledAt = inSeconds(2);
     const created = await admin("POST", requests(keys.development.id), { title: "While down", changes: [{ feature: "late", targeting: { rules: EVERYONE } }], scheduledAt });

@@ -59,12 +59,22 @@ function settle(request: ChangeRequestRecord, policy: EnvironmentPolicy): Change
   return request.scheduledAt !== null ? "scheduled" : "approved";
 }
 
+/**
+ * Why the policy as it is now does not let the request be written (it may have tightened since the request was
+ * approved or scheduled), or undefined.
+ */
+function approvalShortfall(request: ChangeRequestRecord, policy: EnvironmentPolicy): string | undefined {
+  if (!policy.requireApproval) return undefined;
+  const approvals = request.reviews.filter((review) => review.revision === request.revision && review.decision === "approve").length;
+  return approvals < policy.minApprovals ? `The environment requires ${policy.minApprovals} approval(s) on revision ${request.revision}; the request holds ${approvals}.` : undefined;
+}
+
 /** A new or edited request's state: where no approval is required, a scheduled one is scheduled at once. */
 function initialState(request: ChangeRequestRecord, policy: EnvironmentPolicy): ChangeRequestRecord["state"] {
   return !policy.requireApproval && request.scheduledAt !== null ? "scheduled" : "open";
 }
 
-type Written = { ok: true; flagStateVersion: number; features: { feature: string; targetingVersion: number; configVersion: number }[] } | { ok: false; error: ErrorData; conflicts?: string };
+type Written = { ok: true; flagStateVersion: number; features: { feature: string; targetingVersion: number; configVersion: number }[] } | { ok: false; error: ErrorData };
 
 /** The compare-and-swap and every write of a request, or what stopped it (nothing written then). */
 function writeRequest(context: ApplyContext, environment: EnvironmentRecord, request: ChangeRequestRecord, change: ChangeEnvelope): Written {
@@ -89,7 +99,7 @@ function writeRequest(context: ApplyContext, environment: EnvironmentRecord, req
   }
   if (conflicts.length > 0) {
     const message = `The rules changed since the request was based on them: ${conflicts.join("; ")}. Edit the request onto the current versions.`;
-    return { ok: false, error: { code: "CONFLICT", message }, conflicts: message };
+    return { ok: false, error: { code: "CONFLICT", message } };
   }
   const link = historyLink(context, change, request.id);
   const written: { feature: string; targetingVersion: number; configVersion: number }[] = [];
@@ -196,6 +206,8 @@ export const CHANGE_REQUEST_APPLIERS: ChangeRequestAppliers = {
     const { environment, request, requests, policy } = found;
     const applicable = request.state === "approved" || (request.state === "open" && !policy.requireApproval);
     if (!applicable) return refused("CONFLICT", `Change request ${request.id} is ${request.state}${request.state === "open" ? ": it needs approval first" : ""}.`);
+    const shortfall = approvalShortfall(request, policy);
+    if (shortfall) return refused("CONFLICT", shortfall);
     const written = writeRequest(context, environment, request, change);
     if (!written.ok) return { ok: false, error: written.error };
     const applied: ChangeRequestRecord = { ...request, state: "applied", appliedAt: change.at, updatedAt: change.at };
@@ -226,7 +238,8 @@ export const CHANGE_REQUEST_APPLIERS: ChangeRequestAppliers = {
     if (!environment || !request || request.state !== "scheduled" || request.scheduledAt === null || change.at < request.scheduledAt) {
       return { ok: true, value: { changeRequest: request ?? null, applied: false }, audit: null };
     }
-    const written = writeRequest(context, environment, request, change);
+    const shortfall = approvalShortfall(request, new PolicyRepository(context.store).policyOf(environment));
+    const written: Written = shortfall ? { ok: false, error: { code: "CONFLICT", message: shortfall } } : writeRequest(context, environment, request, change);
     if (!written.ok) {
       const suspended: ChangeRequestRecord = { ...request, state: "suspended", suspendedReason: written.error.message, updatedAt: change.at };
       requests.put(suspended);
