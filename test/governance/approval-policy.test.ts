@@ -4,6 +4,7 @@
  * kill switch turned back on — is refused with 409 APPROVAL_REQUIRED for anyone but an owner, and writes nothing; an
  * owner writes with bypass=true and a reason, which the audit entry shows; switching a feature off is never held.
  */
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, asSession, createMember, createToken, signIn, type Session } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
@@ -19,6 +20,9 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
   let owner: Session;
   let editor: Session;
   let mcp: McpSession;
+  /** A stand-in Unleash on 127.0.0.1 answering the importer's calls: one feature, on in production. */
+  let unleash: Server;
+  let unleashUrl: string;
   const admin = (method: string, path: string, body?: unknown) => request(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
   const production = () => `/admin/environments/${keys.production.id}`;
   const development = () => `/admin/environments/${keys.development.id}`;
@@ -42,8 +46,22 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     editor = await signIn(server.url, "editor@example.com");
     const token = await createToken(server.url, editor, "agent");
     mcp = await connectMcp(`${server.url}/api/mcp`, { token: token.secret });
+    unleash = createServer((incoming, response) => {
+      const json = (body: unknown) => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      const path = incoming.url ?? "";
+      if (path === "/api/admin/environments") return json({ environments: [{ name: "production" }] });
+      if (path === "/api/admin/projects") return json({ projects: [{ id: "default" }] });
+      if (path === "/api/admin/projects/default/features") return json({ features: [{ name: "from-unleash" }] });
+      if (path.startsWith("/api/admin/projects/default/features/from-unleash")) return json({ name: "from-unleash", environments: [{ name: "production", enabled: true, strategies: [{ name: "default", parameters: {} }] }] });
+      if (path === "/api/admin/segments") return json({ segments: [] });
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => unleash.listen(0, "127.0.0.1", resolve));
+    unleashUrl = `http://127.0.0.1:${(unleash.address() as { port: number }).port}`;
   });
   afterAll(async () => {
+    unleash?.closeAllConnections();
+    await new Promise((resolve) => unleash?.close(resolve));
     await mcp?.close();
     await server?.stop();
   });
@@ -92,6 +110,17 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     const allowed = await asSession(server.url, editor, "POST", `/admin/apps/${keys.app.id}/import`, document);
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
     expect(await state()).toEqual(before);
+  });
+
+  it("holds an Unleash import that would write production", async () => {
+    const body = { url: unleashUrl, token: "unleash-token", environments: { production: "production" } };
+    const features = async () => (await admin("GET", `/admin/apps/${keys.app.id}/features`)).body.features.map((feature: { key: string }) => feature.key);
+    expectHeld(await asSession(server.url, editor, "POST", `/admin/apps/${keys.app.id}/import/unleash`, body));
+    expect(await features()).not.toContain("from-unleash");
+    // Into development, which requires nothing, it goes through.
+    const elsewhere = await asSession(server.url, editor, "POST", `/admin/apps/${keys.app.id}/import/unleash`, { ...body, environments: { production: "development" } });
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
+    expect(await features()).toContain("from-unleash");
   });
 
   it("holds the MCP tool that writes targeting", async () => {

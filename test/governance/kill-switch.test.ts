@@ -49,6 +49,17 @@ describe(`kill switch and change comments (${NATIVE_MODE === "0" ? "native-free"
     expect(entry).toMatchObject({ action: "targeting.update", details: { comment: "on for everyone" } });
   });
 
+  it("takes a comment on config and stage writes too, query or body", async () => {
+    expect((await admin("PUT", `${production()}/features/export/config?comment=blue%20for%20all`, { variants: [] })).status).toBe(200);
+    expect((await admin("GET", `${production()}/features/export/history`)).body.versions.find((entry: { kind: string }) => entry.kind === "config")).toMatchObject({ version: 1, comment: "blue for all" });
+    const staged = await admin("PUT", `/admin/apps/${keys.app.id}/features/export/stage`, { stage: "Internal", comment: "dogfood first" });
+    expect(staged.status, JSON.stringify(staged.body)).toBe(200);
+    expect((await admin("GET", `/admin/environments/${keys.development.id}/features/export/history`)).body.versions.at(-1)).toMatchObject({ kind: "targeting", comment: "dogfood first" });
+    expect((await admin("GET", "/admin/audit?limit=1")).body.entries[0]).toMatchObject({ action: "feature.stage", details: { comment: "dogfood first" } });
+    // Back to its rules in production for what follows.
+    await admin("PUT", `${production()}/features/export/targeting`, { rules: PRO });
+  });
+
   it("refuses a comment over 500 characters or of the wrong type, naming it, and writes nothing", async () => {
     const before = await flagStateVersion();
     const long = await admin("PUT", `${production()}/features/checkout/targeting`, { rules: PRO, comment: "x".repeat(501) });
