@@ -139,6 +139,8 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     expect((await state()).enabled).toBe(false);
     expectHeld(await asSession(server.url, editor, "PUT", `${production()}/features/huddle/enabled`, { enabled: true }));
     expect((await state()).enabled).toBe(false);
+    // Saying "off" again changes nothing and is not held either.
+    expect((await asSession(server.url, editor, "PUT", `${production()}/features/huddle/enabled`, { enabled: false })).body).toMatchObject({ changed: false });
   });
 
   it("makes an owner (and the admin token) say bypass with a reason, and audits it", async () => {

@@ -39,7 +39,8 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
     );
   },
   // Turning a feature off never waits (an emergency must not); turning it on is a targeting change like any other.
-  "feature.enabled": (_context, change) => (change.enabled ? [change.environmentId] : []),
+  "feature.enabled": (context, change) =>
+    change.enabled && context.features.rulesOf(change.environmentId, change.featureKey).enabled === false ? [change.environmentId] : [],
   // Change requests are the approved path; their apply checks approvals itself.
   "change-request.create": null,
   "change-request.update": null,
