@@ -197,6 +197,9 @@ describe(`change requests (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     const states = (await admin("GET", requests())).body.changeRequests.map((each: { state: string }) => each.state);
     expect(states).toEqual(["open", "applied", "applied"]);
     expect((await admin("GET", `${requests()}?state=applied`)).body.changeRequests).toHaveLength(2);
+    const unknown = await admin("GET", `${requests()}?state=done`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.validationErrors[0].path).toBe("state");
   });
 
   it("lets a member approve their own request where the policy allows it, and applies at once where none is required", async () => {

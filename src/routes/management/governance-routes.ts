@@ -12,7 +12,7 @@ import { randomBase62 } from "../../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { PolicyRepository } from "../../management/governance/policy.js";
 import { ChangeRequestRepository } from "../../management/governance/change-request-repository.js";
-import type { ProposedChange } from "../../management/governance/change-request-records.js";
+import { CHANGE_REQUEST_STATES, type ProposedChange } from "../../management/governance/change-request-records.js";
 import { environmentOrNotFound } from "../kit/route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
 import type { HttpMethod } from "../kit/router.js";
@@ -126,6 +126,9 @@ export const GOVERNANCE_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     read((context) => {
       const environment = environmentOrNotFound(context);
       const state = new URLSearchParams(context.request.query).get("state");
+      if (state !== null && !(CHANGE_REQUEST_STATES as readonly string[]).includes(state)) {
+        throw new ServiceError("INVALID_QUERY", undefined, [{ path: "state", message: `must be one of ${CHANGE_REQUEST_STATES.join(", ")}` }]);
+      }
       const all = new ChangeRequestRepository(context.services.store).list(environment.id);
       const listed = state === null ? all : all.filter((request) => request.state === state);
       return ok({ changeRequests: listed.map((request) => presentChangeRequest(context.services, request)) });
