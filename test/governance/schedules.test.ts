@@ -72,6 +72,19 @@ describe(`scheduled change requests (${NATIVE_MODE === "0" ? "native-free" : "na
     expect((await history(keys.production.id, "calls")).at(-1)).toMatchObject({ version: 1, rules: PRO, changeRequestId: request.id });
   });
 
+  it("applies at once a request approved after its time had passed", async () => {
+    const scheduledAt = inSeconds(1);
+    const created = await admin("POST", requests(keys.production.id), { title: "Late approval", changes: [{ feature: "late", config: { variants: [] } }], scheduledAt });
+    await sleep(Math.max(0, Date.parse(scheduledAt) - Date.now()) + 300);
+    expect((await admin("GET", `${requests(keys.production.id)}/${created.body.changeRequest.id}`)).body.changeRequest.state).toBe("open");
+    const approvedAt = Date.now();
+    await admin("POST", `${requests(keys.production.id)}/${created.body.changeRequest.id}/reviews`, { decision: "approve" });
+    const request = await settled(keys.production.id, created.body.changeRequest.id);
+    expect(request.state).toBe("applied");
+    expect(Date.parse(request.appliedAt)).toBeGreaterThanOrEqual(approvedAt);
+    expect(Date.parse(request.appliedAt) - approvedAt).toBeLessThan(1000);
+  });
+
   it("suspends a request whose base moved before its time, writing nothing, with an audit entry saying why", async () => {
     const created = await admin("POST", requests(keys.development.id), { title: "Calls at three", changes: [{ feature: "calls", targeting: { rules: EVERYONE } }], scheduledAt: inSeconds(2) });
     expect((await admin("PUT", `/admin/environments/${keys.development.id}/features/calls/targeting`, { rules: PRO })).status).toBe(200);
