@@ -68,6 +68,9 @@ describe(`kill switch and change comments (${NATIVE_MODE === "0" ? "native-free"
     const wrongType = await admin("PUT", `${production()}/features/checkout/enabled`, { enabled: false, comment: 7 });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.validationErrors[0].path).toBe("comment");
+    const illFormed = await request(server.url, "PUT", `${production()}/features/checkout/enabled`, { token: server.adminToken, rawBody: '{"enabled":false,"comment":"cut \\ud83d"}', contentType: "application/json" });
+    expect(illFormed.status).toBe(400);
+    expect(illFormed.body.error.validationErrors[0].path).toBe("comment");
     expect(await flagStateVersion()).toBe(before);
   });
 

@@ -7,6 +7,7 @@ import * as v from "valibot";
 import type { ApiRequest } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { toValidationIssues } from "../../schemas/issues.js";
+import { findLoneSurrogate } from "../../schemas/well-formed.js";
 
 export const MAX_COMMENT_LENGTH = 500;
 
@@ -39,6 +40,9 @@ export function changeNotesOf(request: ApiRequest): ChangeNotes {
   const parsed = v.safeParse(Notes, { comment: pick("comment"), bypass: pick("bypass"), reason: pick("reason") });
   if (!parsed.success) throw new ServiceError("INVALID_REQUEST", undefined, toValidationIssues(parsed.issues));
   const { comment, bypass, reason } = parsed.output;
+  // Strings must be well-formed Unicode (API.md §2), here as in every body the route parses itself.
+  const illFormed = findLoneSurrogate({ comment, reason });
+  if (illFormed) throw new ServiceError("INVALID_REQUEST", undefined, [illFormed]);
   const bypassing = bypass === true || bypass === "true";
   if (bypassing && reason === undefined) throw new ServiceError("INVALID_REQUEST", "bypass needs a reason.", [{ path: "reason", message: "a bypass needs a reason" }]);
   return { ...(comment !== undefined ? { comment } : {}), ...(bypassing ? { bypass: { reason: reason! } } : {}) };
