@@ -1,15 +1,15 @@
 import { residencyViolation } from "./cluster/residency.js";
 import { ConfigError } from "./config/config.js";
-import { createApiCore } from "./routes/kit/core.js";
+import { createApiCore } from "./routes/core/core.js";
 import { buildRouters } from "./routes/registry.js";
-import { LiveStreamHub } from "./live/live-stream-hub.js";
+import { LiveStreamHub } from "./features/live-stream-hub.js";
 import { createPrompting } from "./surveys/prompting.js";
-import { RateLimiter } from "./routes/kit/rate-limiter.js";
+import { RateLimiter } from "./routes/core/rate-limiter.js";
 import type { FrontEnd } from "./http/types.js";
 import { AccountRepository } from "./accounts/account-repository.js";
 import { bootstrapAdminToken } from "./accounts/admin-bootstrap.js";
 import { AuditLog } from "./accounts/audit-log.js";
-import { Credentials } from "./routes/kit/credentials.js";
+import { Credentials } from "./routes/core/credentials.js";
 import { PasswordHasher } from "./accounts/passwords.js";
 import { SignInThrottle } from "./accounts/sign-in-throttle.js";
 import { rewriteAdminTokenFile } from "./accounts/admin-token.js";
@@ -18,23 +18,37 @@ import { FeatureRepository } from "./features/feature-repository.js";
 import { FlagStateNotifier } from "./features/flag-state-notifier.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { Metrics } from "./observability/metrics.js";
-import { selectAdapters } from "./runtime/adapters.js";
-import { EvaluationCache } from "./routes/sdk/evaluation-cache.js";
-import { createJobContext } from "./jobs/job-context.js";
+import { selectAdapters } from "./composition/adapters.js";
+import { EvaluationCache } from "./serving/evaluation/evaluation-cache.js";
+import { EvaluationServing } from "./serving/evaluation/evaluation-serving.js";
+import type { TrackingLog } from "./serving/tracking/tracking-log.js";
+import { LocalTrackingLog } from "./serving/tracking/local-tracking-log.js";
+import { ReplicatedTrackingLog } from "./cluster/replicated-tracking-log.js";
+import { applyEverythingLogged } from "./cluster/logged-barrier.js";
+import { createJobContext } from "./serving/job-context.js";
+import { TRACKING_PROJECTIONS } from "./serving/tracking-projections.js";
 import { AppendTally } from "./tracking/append-tally.js";
-import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log.js";
-import { startProjection } from "./service/projection.js";
+import { lastAppended, logBegun, noteDataBeforeLog, projectedUpTo } from "./tracking/tracking-log-table.js";
+import { startProjection } from "./composition/start-projection.js";
 import { TrackingReader } from "./tracking/index.js";
-import { createInlineExecutor, createPoolExecutor, createSplitExecutor, type Executor } from "./workers/executor.js";
-import type { Services } from "./routes/kit/services.js";
+import type { Executor } from "./serving/workers/executor.js";
+import { createInlineExecutor } from "./serving/workers/inline-executor.js";
+import { createPoolExecutor } from "./serving/workers/pool-executor.js";
+import { createSplitExecutor } from "./serving/workers/split-executor.js";
+import type { Services } from "./routes/core/services.js";
 import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
-import { observeAppliedChanges } from "./service/applied-observers.js";
-import { ChangeRequestScheduler } from "./service/change-request-scheduler.js";
+import { observeAppliedChanges } from "./composition/applied-observers.js";
+import { ChangeRequestScheduler } from "./composition/change-request-scheduler.js";
 import { migrateStore } from "./storage/schema-version.js";
-import { STORE_UPGRADES } from "./service/store-upgrades.js";
+import type { TableName, TableValues } from "./storage/kv.js";
+import { STORE_UPGRADES } from "./composition/store-upgrades.js";
 import { KeyIndex } from "./tenancy/key-index.js";
 import { TenancyRepository } from "./tenancy/tenancy-repository.js";
+
+/** Every table of the store has its value type declared by the room that owns it (TableValues, storage/kv.ts). */
+const EVERY_TABLE_TYPED: [Exclude<TableName, keyof TableValues>] extends [never] ? true : Exclude<TableName, keyof TableValues> = true;
+void EVERY_TABLE_TYPED;
 
 /** How often changes made by another process sharing the data dir are looked for. */
 const CROSS_PROCESS_POLL_MS = 250;
@@ -108,7 +122,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const cluster =
     config.cluster === undefined
       ? undefined
-      : ClusterNode.start(config.cluster, store, log, metrics, (environments) => {
+      : ClusterNode.start(config.cluster, store, log, metrics, TRACKING_PROJECTIONS, (environments) => {
           for (const environmentId of environments) evaluationCache.attributesChanged(environmentId);
         });
   // Normally NATS answers at once and the node listens with its streams ready; if it does not, serve anyway.
@@ -120,11 +134,15 @@ export async function startService(config: Config, log: Logger = createLogger(co
     store,
     executor,
     tally: appendTally,
+    projections: TRACKING_PROJECTIONS,
     cluster,
     attributesChanged: (environmentId) => evaluationCache.attributesChanged(environmentId),
     metrics,
     log,
   });
+  // Tracking goes to this node's append log, or in cluster mode to the replicated one: routes hold only the port.
+  const trackingLog: TrackingLog = cluster !== undefined ? new ReplicatedTrackingLog(cluster, store) : new LocalTrackingLog(executor, projection.gate);
+  const evaluation = new EvaluationServing({ runner: executor, trackingLog, cache: evaluationCache, flagStates, config, attributeWrites: projection.gate.attributeWrites });
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
@@ -140,7 +158,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     flagStates,
     tracking: new TrackingReader(store),
     executor,
-    evaluationCache,
+    evaluation,
+    trackingLog,
     live: new LiveStreamHub(flagStates, config.sse),
     prompting: createPrompting(store, { keepAliveMs: config.sse.keepAliveMs, maxStreams: config.sse.maxStreams }, log),
     projection: projection.gate,
@@ -162,7 +181,16 @@ export async function startService(config: Config, log: Logger = createLogger(co
     auth: { keys, management: credentials },
     rateLimits: { perKey: new RateLimiter(config.rateLimitPerKey), perAddress: new RateLimiter(config.rateLimitPerAddress) },
     isDraining: () => draining,
-    ...(cluster !== undefined ? { cluster } : {}),
+    ...(cluster !== undefined
+      ? {
+          cluster: {
+            nodeId: cluster.config.nodeId,
+            status: () => cluster.status(),
+            clusterStatus: () => cluster.clusterStatus(),
+            applyEverythingLogged: () => applyEverythingLogged(cluster),
+          },
+        }
+      : {}),
   };
 
   let boundPort: number | undefined;

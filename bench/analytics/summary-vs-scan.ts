@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { AnalyticsQueries } from "../../src/analytics/queries.js";
 import { rebuildAggregates } from "../../src/analytics/rebuild.js";
-import { scanAnalytics } from "../../src/analytics/log-scan.js";
+import { scanAnalytics } from "../support/log-scan.js";
 import { DAY_MS } from "../../src/analytics/keys.js";
 import { windowOfDays } from "../../src/analytics/window.js";
 import { FeatureRepository } from "../../src/features/feature-repository.js";
@@ -24,11 +24,9 @@ import type { TrackingItem } from "../../src/schemas/tracking.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
 import { seededRandom } from "../support/seeded-random.js";
-import { applyTracking } from "../../src/tracking/apply.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
+import { applyTracking } from "../support/direct-tracking.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 export interface SummaryVsScanOptions {
   events: number;

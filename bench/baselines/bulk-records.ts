@@ -9,15 +9,13 @@ import { open } from "lmdb";
 import { parseTrackingCall } from "../../src/schemas/tracking.js";
 import { sequenceKeyPart, type KvStore, type KvTable, type TableName } from "../../src/storage/kv.js";
 import { LmdbStore, TABLE_OPTIONS, VALUE_ENCODING } from "../../src/storage/lmdb-store.js";
-import { applyTracking } from "../../src/tracking/index.js";
+import { applyTracking } from "../support/direct-tracking.js";
 import { bulkContextEntitiesBody, bulkEventsBody } from "../support/fixtures.js";
 import type { Lab } from "../support/lab.js";
 import { tempDir } from "../support/processes.js";
 import { median } from "../support/stats.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const EVENTS_PER_BULK = 1000;
 const ENVIRONMENT = "env_bench";

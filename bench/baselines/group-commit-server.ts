@@ -13,15 +13,15 @@
  * no routing, keys or validation: what storing an event costs beside the ceiling's single record (the service
  * answers after its log append and projects afterwards; this mode answers after storing everything).
  */
+import type { KvTable } from "../../src/storage/kv.js";
 import { loadNativeUws } from "../../src/http/load-uws.js";
 import { logKey } from "../../src/tracking/append-log.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
-import { applyTrackingTogether, type TrackingRequest } from "../../src/tracking/index.js";
+import { applyTrackingTogether } from "../support/apply-together.js";
+import type { TrackingRequest } from "../support/direct-tracking.js";
 import { whenBodyRead } from "./uws-body.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const ANSWER = '{"success":true}';
 
@@ -56,7 +56,8 @@ function eventRequest(body: Record<string, unknown>, receivedAt: number): Tracki
 
 function serve(dataDir: string, mode: GroupCommitMode): void {
   const store = new LmdbStore({ path: dataDir, durability: "commit" });
-  const events = store.table("events");
+  // A baseline: request bodies stored as they come, unvalidated, as the ceiling of a group-committed append.
+  const events = store.table("events") as KvTable<unknown>;
   let sequence = 0;
   let queued: Waiting[] = [];
 

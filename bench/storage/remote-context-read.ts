@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { StoredEntity } from "../../src/jobs/stored-entity.js";
+import { StoredEntity } from "../../src/serving/evaluation/stored-entity.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import type { Attributes } from "../../src/schemas/tracking-fields.js";
 import { putRemoteContext, readRemoteContext } from "../../src/tracking/remote-contexts.js";
@@ -35,13 +35,13 @@ try {
     for (let user = 0; user < USERS; user++) {
       const attributes: Attributes = { name: `User ${user}`, role: ROLES[user % ROLES.length], signedUp: "2024-01-10" };
       const record: UserRecord = { id: `u${user}`, attributes, firstSeen: 1, lastSeen: 1, lastCompanyId: `c${user % COMPANIES}`, lastCompanyAt: 1 };
-      store.table<UserRecord>("users").put(userKey(ENVIRONMENT, record.id), record);
+      store.table("users").put(userKey(ENVIRONMENT, record.id), record);
       putRemoteContext(store, ENVIRONMENT, "user", record.id, attributes);
     }
     for (let company = 0; company < COMPANIES; company++) {
       const attributes: Attributes = { name: `Company ${company}`, createdAt: company % 3 === 0 ? "2022-06-01" : "2024-02-15", seats: (company * 7) % 60 };
       const record: CompanyRecord = { id: `c${company}`, attributes, firstSeen: 1, lastSeen: 1 };
-      store.table<CompanyRecord>("companies").put(companyKey(ENVIRONMENT, record.id), record);
+      store.table("companies").put(companyKey(ENVIRONMENT, record.id), record);
       putRemoteContext(store, ENVIRONMENT, "company", record.id, attributes);
     }
   });
@@ -50,8 +50,8 @@ try {
   const pairs = Array.from({ length: 65_536 }, () => [`u${Math.floor(random() * USERS)}`, `c${Math.floor(random() * COMPANIES)}`] as const);
   let next = 0;
   const pair = () => pairs[next++ & 65_535]!;
-  const users = store.table<UserRecord>("users");
-  const companies = store.table<CompanyRecord>("companies");
+  const users = store.table("users");
+  const companies = store.table("companies");
   const figures = await runMicro(
     "remote context read",
     [

@@ -35,13 +35,13 @@ const CLAIMS: [Stage, RegExp, RegExp?][] = [
   ["serialisation", /answer-writer/, /^(writeAnswer|encodeItem|headOf|remember|resultOf|booleansOf|decodeMissing|item)$/],
   ["serialisation", /serialize-evaluation|answer-encoding|node:zlib|evaluated-feature/],
   ["evaluation (rules)", /compile-filter|operators|answer-writer|evaluate-ruleset|node:internal\/date/],
-  ["remote context", /remote-context|stored-entity|tracking\/reader|attribute-cache|flatten-context|lmdb\/|msgpackr\/|storage\/lmdb-store|optin\//],
+  ["remote context", /remote-context|stored-entity|tracking\/reader|attribute-cache|flatten-context|lmdb\/|msgpackr\/|storage\/lmdb-store|opt-in-store/],
   ["query parse", /flat-query|context-from-query|node:internal\/url|node:querystring/],
   ["answer cache", /evaluation-cache|bounded-map|hit-rate-gate/],
-  ["key resolution", /api\/auth|key-index|tenancy\/identifiers/],
-  ["thread hop", /workers\/executor|result-packing|piscina|worker_pool|task_queue|node:internal\/worker|messageport|node:worker_threads|^worker\.js$|^index\.js$|common\.js/],
-  ["HTTP transport and response write", /uws-front-end|node-front-end|api\/(core|run-decision|router|cors|responses)/],
-  ["evaluation (rules)", /jobs\/(evaluate-job|ruleset-cache|run-job)|serving\/evaluation-routes/],
+  ["key resolution", /(api|routes\/core)\/auth|key-index|tenancy\/identifiers/],
+  ["thread hop", /workers\/[a-z-]*executor|result-packing|piscina|worker_pool|task_queue|node:internal\/worker|messageport|node:worker_threads|^worker\.js$|^index\.js$|common\.js/],
+  ["HTTP transport and response write", /uws-front-end|node-front-end|(api|routes\/core)\/(core|router|cors)|http\/(run-decision|responses)/],
+  ["evaluation (rules)", /(jobs|evaluation)\/(evaluate-job|ruleset-cache)|(jobs|serving)\/run-job|evaluation-serving|sdk\/evaluation-routes/],
 ];
 
 interface ProfileNode {

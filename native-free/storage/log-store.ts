@@ -9,7 +9,7 @@ import {
   type KvStoreOptions,
   type KvTable,
   type RangeOptions,
-  type TableName,
+  type TableName, type TableValue,
 } from "../../src/storage/kv.js";
 import { acquireDirLock, type DirLock } from "./dir-lock.js";
 import { datasync, writeFully } from "./file-io.js";
@@ -127,7 +127,7 @@ export class LogStore implements KvStore {
     return new LogStore(options, tuning);
   }
 
-  table<V = unknown>(name: TableName): KvTable<V> {
+  table<N extends TableName, V extends TableValue<N> = TableValue<N>>(name: N): KvTable<V> {
     let handle = this.handles.get(name);
     if (!handle) {
       handle = this.createHandle(name);

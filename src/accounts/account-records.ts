@@ -127,3 +127,15 @@ export function presentToken(token: TokenRecord) {
     oauthClient: token.oauthClient ?? null,
   };
 }
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Members, and the member id under each email (the email index). */
+    members: MemberRecord | string;
+    /** Session, token and reset digests of several shapes, read by their key's prefix. */
+    credentials: unknown;
+    /** Audit entries, and `true` markers of its indexes. */
+    audit: AuditEntry | true;
+  }
+}

@@ -17,13 +17,13 @@ export class AccountRepository {
   constructor(private readonly store: KvStore) {}
 
   private get members() {
-    return this.store.table<MemberRecord>("members");
+    return this.store.table<"members", MemberRecord>("members");
   }
   private get memberIds() {
-    return this.store.table<string>("members");
+    return this.store.table<"members", string>("members");
   }
   private get credentials() {
-    return this.store.table<unknown>("credentials");
+    return this.store.table("credentials");
   }
 
   getMember(memberId: string): MemberRecord | undefined {

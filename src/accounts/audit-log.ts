@@ -25,13 +25,13 @@ export class AuditLog {
   constructor(private readonly store: KvStore) {}
 
   private get entries() {
-    return this.store.table<AuditEntry>("audit");
+    return this.store.table<"audit", AuditEntry>("audit");
   }
   private get index() {
-    return this.store.table<true>("audit");
+    return this.store.table<"audit", true>("audit");
   }
   private get counters() {
-    return this.store.table<number>("counters");
+    return this.store.table("counters");
   }
 
   /** Inside a write: the cursor the next entry will take (taken now: later reservations get later cursors). */

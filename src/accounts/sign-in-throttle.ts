@@ -1,5 +1,5 @@
 import { ServiceError } from "../errors/catalogue.js";
-import { BoundedMap } from "../caching/bounded-map.js";
+import { BoundedMap } from "../storage/bounded-map.js";
 
 export interface ThrottleLimits {
   maxFailuresPerAccount: number;

@@ -1,4 +1,4 @@
-import { BoundedMap } from "../caching/bounded-map.js";
+import { BoundedMap } from "../storage/bounded-map.js";
 import type { KvStore, KvTable } from "../storage/kv.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord } from "../tracking/tracking-records.js";
 import { isExposure } from "../tracking/attribution.js";
@@ -33,7 +33,7 @@ const committedExposures = new WeakMap<KvStore, KnownExposures>();
 
 /**
  * Forgets which exposure cells this process took for present: after a projection rebuild removed them, or after a
- * transaction that read cells written earlier in itself rolled back (src/operations/rebuild-projections.ts).
+ * transaction that read cells written earlier in itself rolled back (src/management/operations/rebuild-projections.ts).
  */
 export function forgetKnownExposures(store: KvStore): void {
   committedExposures.delete(store);

@@ -13,16 +13,14 @@ import type { TrackingItem } from "../schemas/tracking.js";
 import { prefixRange, type KvEntry, type KvStore } from "../storage/kv.js";
 import { LmdbStore } from "../storage/lmdb-store.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { applyTracking, recordEvaluations } from "../tracking/apply.js";
+import { applyTracking, recordEvaluations } from "../../bench/support/direct-tracking.js";
 import { DAY_MS } from "./keys.js";
-import { scanAnalytics } from "./log-scan.js";
+import { scanAnalytics } from "../../bench/support/log-scan.js";
 import { AnalyticsQueries } from "./queries.js";
 import { rebuildAggregates } from "./rebuild.js";
 import { windowOfDays } from "./window.js";
-import { registerTrackingProjections } from "../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY0 = 19_700; // 2023-12-09
 const DAYS = 12;

@@ -101,3 +101,11 @@ export function settingsKey(environmentId: string): string {
 export function aggregateRanges(environmentId: string): { start: string; end: string }[] {
   return Object.values(AGGREGATE_KINDS).map((kind) => prefixRange(environmentId, kind));
 }
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Cells of several kinds (usage, exposure, scores, settings), each read by its key's shape (this file). */
+    aggregates: unknown;
+  }
+}

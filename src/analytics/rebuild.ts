@@ -34,7 +34,7 @@ export function rebuildAggregatesNow(store: KvStore, environmentId: string): Reb
     for (const staleKey of stale) aggregates.remove(staleKey);
   }
   const writer = new AggregateWriter(store, environmentId, { rebuilding: true });
-  const users = store.table<UserRecord>("users");
+  const users = store.table("users");
   // Only for records written before attribution was stored on them: the user's company now is the best left.
   const latestCompanyOf = (userId: string): string | null => users.get(userKey(environmentId, userId))?.lastCompanyId ?? null;
   const report: RebuildReport = { events: 0, featureEvents: 0, feedback: 0, aggregates: 0 };

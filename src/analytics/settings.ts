@@ -28,7 +28,7 @@ export const PutAnalyticsSettingsBody = v.strictObject(
 
 /** The environment's settings, defaults filled in. */
 export function getAnalyticsSettings(store: KvStore, environmentId: string): AnalyticsSettings {
-  const stored = store.table<Partial<AnalyticsSettings>>("aggregates").get(settingsKey(environmentId));
+  const stored = store.table<"aggregates", Partial<AnalyticsSettings>>("aggregates").get(settingsKey(environmentId));
   return { ...DEFAULT_ANALYTICS_SETTINGS, ...stored };
 }
 
@@ -40,6 +40,6 @@ export async function putAnalyticsSettings(store: KvStore, environmentId: string
 /** Inside a write: replaces the environment's settings. */
 export function writeAnalyticsSettings(store: KvStore, environmentId: string, settings: AnalyticsSettings): AnalyticsSettings {
   const stored: AnalyticsSettings = { retentionDays: settings.retentionDays };
-  store.table<AnalyticsSettings>("aggregates").put(settingsKey(environmentId), stored);
+  store.table<"aggregates", AnalyticsSettings>("aggregates").put(settingsKey(environmentId), stored);
   return stored;
 }

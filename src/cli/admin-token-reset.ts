@@ -3,9 +3,9 @@ import type { Config } from "../config/config.js";
 import { LocalManagementLog } from "../management/management-log.js";
 import { newEnvelope } from "../management/envelope.js";
 import { ADMIN_ACTOR } from "../accounts/principal.js";
-import { selectAdapters } from "../runtime/adapters.js";
+import { selectAdapters } from "../composition/adapters.js";
 import { migrateStore } from "../storage/schema-version.js";
-import { STORE_UPGRADES } from "../service/store-upgrades.js";
+import { STORE_UPGRADES } from "../composition/store-upgrades.js";
 import { digestKey, maskKey } from "../tenancy/identifiers.js";
 import { createLogger } from "../observability/logger.js";
 

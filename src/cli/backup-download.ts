@@ -6,7 +6,7 @@ import { createWriteStream, renameSync, rmSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { AnswerError } from "./admin-client.js";
-import { checkBackupFile } from "../operations/backup-format.js";
+import { checkBackupFile } from "../management/operations/backup-format.js";
 
 export async function downloadBackup(url: string, token: string, out: string): Promise<{ success: true; file: string; bytes: number }> {
   const response = await fetch(new URL("/admin/backup", url), { headers: { authorization: `Bearer ${token}` } });

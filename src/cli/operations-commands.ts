@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { AdminClient, AnswerError } from "./admin-client.js";
 import { commandCredential, type CliEnvironment } from "./environment.js";
 import { downloadBackup } from "./backup-download.js";
-import { restoreBackup } from "../operations/restore.js";
+import { restoreBackup } from "../management/operations/restore.js";
 import { PROJECTION_USAGE, runProjectionCommand } from "./projection-commands.js";
 
 export const OPERATIONS_USAGE = `Operations (docs/OPERATIONS.md; API.md §13):

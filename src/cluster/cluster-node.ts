@@ -1,3 +1,4 @@
+import type { TrackingProjections } from "../tracking/projections.js";
 import type { ClusterConfig } from "../config/config.js";
 import type { ManagementLog } from "../management/management-log.js";
 import type { Logger } from "../observability/logger.js";
@@ -5,7 +6,7 @@ import type { Metrics } from "../observability/metrics.js";
 import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { createJobContext, type JobContext } from "../jobs/job-context.js";
+import { createJobContext, type JobContext } from "../serving/job-context.js";
 import { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
 import { streamNames } from "./streams.js";
@@ -47,7 +48,7 @@ export interface SetStatus {
  */
 export class ClusterNode {
   private timer: NodeJS.Timeout | undefined;
-  /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking.ts). */
+  /** Evaluates `/features/enabled` on the main thread, whose events go to the tracking log (replicated-tracking-log.ts). */
   readonly jobContext: JobContext;
   /** Where management routes send their changes: the primary set's log, or a router over both sets. */
   readonly management: ManagementLog;
@@ -70,7 +71,14 @@ export class ClusterNode {
    * Builds the node and starts reaching NATS in the background: the node serves at once (evaluation from its store;
    * tracking and changes answer 503 until it is connected; `/health` says not caught up).
    */
-  static start(config: ClusterConfig, store: KvStore, log: Logger, metrics: Metrics, onTrackingApplied: (environments: Set<string>) => void): ClusterNode {
+  static start(
+    config: ClusterConfig,
+    store: KvStore,
+    log: Logger,
+    metrics: Metrics,
+    projections: TrackingProjections,
+    onTrackingApplied: (environments: Set<string>) => void,
+  ): ClusterNode {
     const connection = ClusterConnection.open(config, log);
     const publish = metrics.histogram("switchyard_cluster_publish_seconds", "Time from publishing to JetStream's acknowledgement.", [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5], ["log"]);
     const configLatency = publish.labels("config");
@@ -92,6 +100,7 @@ export class ClusterNode {
           trackingLatency.observe(seconds);
         },
         onTrackingApplied,
+        projections,
         // The unregioned streams also carry the accounts of the nodes of no region: not this node's (its region's
         // accounts are its own), so only unpinned apps' changes and tracking are taken from them.
         ...(unpinnedOnly ? { accepts: { change: (change) => concernsUnpinnedApp(change, tenancy), environment: (environmentId) => environmentIsUnpinned(environmentId, tenancy) } } : {}),

@@ -5,7 +5,7 @@ import { AttributeWrites } from "../tracking/attribute-writes.js";
 
 /**
  * Cluster mode's projection gate: the JetStream tracking stream is the log and each node's applier its projector
- * (tracking-log.ts). A read waits until this node applied every stream up to its end as JetStream holds it when the
+ * (tracking-stream.ts). A read waits until this node applied every stream up to its end as JetStream holds it when the
  * read begins: what any node acknowledged before it (while JetStream is unreachable it serves what it holds).
  */
 export class ClusterProjection implements ProjectionGate {

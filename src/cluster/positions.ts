@@ -14,7 +14,7 @@ export class StreamPositions {
   ) {}
 
   private get meta() {
-    return this.store.table<number>("meta");
+    return this.store.table<"meta", number>("meta");
   }
 
   /** The last applied sequence of a stream (`config`, `tracking`); 0 before the first. */

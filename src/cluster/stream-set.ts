@@ -1,3 +1,4 @@
+import type { TrackingProjections } from "../tracking/projections.js";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { ClusterConfig } from "../config/config.js";
@@ -9,7 +10,7 @@ import type { ClusterConnection } from "./connection.js";
 import { StreamPositions } from "./positions.js";
 import { StreamCopyCheck } from "./copy-check.js";
 import { DUPLICATE_WINDOW_MS, ensureStreams, type StreamNames } from "./streams.js";
-import { TrackingApplier, TrackingPublisher } from "./tracking-log.js";
+import { TrackingApplier, TrackingPublisher } from "./tracking-stream.js";
 import { ServiceError } from "../errors/catalogue.js";
 
 /** A node's position in one stream set, as `/health`, the registry and `switchyard cluster status` show it. */
@@ -31,6 +32,8 @@ export interface StreamSetOptions {
   onConfigPublished(seconds: number): void;
   onTrackingBatch(requests: number, seconds: number): void;
   onTrackingApplied(environments: Set<string>): void;
+  /** What applying tracking derives from it beside its entries (analytics, surveys). */
+  projections: TrackingProjections;
   /** Filters what this node applies from the set (absent: everything). */
   accepts?: { change(change: ManagementChange): boolean; environment(environmentId: string): boolean };
 }
@@ -98,6 +101,7 @@ export class StreamSet {
       positions,
       log,
       onApplied: options.onTrackingApplied,
+      projections: options.projections,
       configAppliedUpTo: (sequence) => this.management.appliedUpTo(sequence),
       copyCheck: this.trackingCopyCheck,
       ...(options.accepts ? { accepts: options.accepts.environment } : {}),

@@ -1,18 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { abortPendingRequests, api, ApiError, get, SESSION_ENDED, setCsrfToken, type App as AppRecord, type Environment, type Member } from "./api";
 import { FirstStart, ResetPassword, SignIn, type SignedIn } from "./pages/Auth";
-import { FeatureDetail } from "./pages/FeatureDetail";
-import { Features } from "./pages/Features";
-import { CompanyDetail, EntityList, UserDetail } from "./pages/Companies";
-import { Feedback } from "./pages/Feedback";
-import { Keys } from "./pages/Keys";
-import { LiveEvents } from "./pages/LiveEvents";
-import { Audit, Members } from "./pages/Members";
-import { Operations } from "./pages/Operations";
-import { Segments } from "./pages/Segments";
-import { Stages } from "./pages/Stages";
-import { Surveys } from "./pages/Surveys";
-import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute, type ScopedPage } from "./router";
+import { GLOBAL_PAGE_VIEWS, SCOPED_NAV, SCOPED_PAGE_VIEWS } from "./page-table";
+import { NewScope, NoApps } from "./new-scope";
+import { currentPath, navigate, parseRoute, replaceRoute, scopedPath, useHashRoute } from "./router";
 import { forgetSignedIn, isMarkedSignedIn, markSignedIn } from "./session";
 import { ErrorMessage, Page } from "./ui";
 import { ScopeContext, type FreshKeys, type Scope } from "./scope";
@@ -124,30 +115,6 @@ function defaultScope(apps: AppRecord[]): { app: AppRecord; environment: Environ
   return environment && { app, environment };
 }
 
-/**
- * The pages of an app's environment, in the side navigation's order: its name, and what it shows for the URL's id
- * (one item of its list) or without one. `key` remounts a page whose state belongs to one app or environment.
- */
-const SCOPED: Record<ScopedPage, { label: string; page(scope: Scope, id: string | undefined): preact.JSX.Element }> = {
-  features: { label: "Features", page: (scope, id) => (id === undefined ? <Features scope={scope} /> : <FeatureDetail key={`${scope.app.id}:${id}`} scope={scope} featureKey={id} />) },
-  companies: { label: "Companies", page: (scope, id) => (id === undefined ? <EntityList scope={scope} kind="companies" /> : <CompanyDetail scope={scope} companyId={id} />) },
-  users: { label: "Users", page: (scope, id) => (id === undefined ? <EntityList scope={scope} kind="users" /> : <UserDetail scope={scope} userId={id} />) },
-  feedback: { label: "Feedback", page: (scope) => <Feedback scope={scope} /> },
-  surveys: { label: "Surveys", page: (scope) => <Surveys key={scope.environmentId} scope={scope} /> },
-  segments: { label: "Segments", page: (scope, id) => <Segments key={scope.app.id} scope={scope} segmentId={id} /> },
-  stages: { label: "Release stages", page: (scope) => <Stages key={scope.app.id} scope={scope} /> },
-  keys: { label: "Keys & SDKs", page: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
-  events: { label: "Live events", page: (scope) => <LiveEvents scope={scope} /> },
-};
-
-/** The pages of no app (`#/members`); `reset-password` is shown before sign-in, by App. */
-const GLOBAL: Record<"members" | "audit" | "operations", { ownersOnly: boolean; page(member: Member, apps: AppRecord[]): preact.JSX.Element }> = {
-  members: { ownersOnly: true, page: (member) => <Members self={member} /> },
-  audit: { ownersOnly: true, page: (_, apps) => <Audit apps={apps} /> },
-  operations: { ownersOnly: false, page: (member, apps) => <Operations apps={apps} member={member} /> },
-};
-
-const NAV = Object.entries(SCOPED) as [ScopedPage, (typeof SCOPED)[ScopedPage]][];
 
 function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): void; onExpired(): void }) {
   const route = useHashRoute();
@@ -211,15 +178,25 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
   let content;
   if (error) content = <ErrorMessage error={error} />;
   else if (!apps) content = <p class="loading">Loading…</p>;
-  else if (parsed.kind === "global" && parsed.page !== "reset-password" && (isOwner || !GLOBAL[parsed.page].ownersOnly)) content = GLOBAL[parsed.page].page(member, apps);
-  else if (parsed.kind === "global") content = <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
+  else if (parsed.kind === "global") {
+    const global = GLOBAL_PAGE_VIEWS[parsed.page];
+    content =
+      global !== undefined && (isOwner || !global.ownersOnly) ? (
+        global.show(apps, member)
+      ) : (
+        <NotFound title="Owners only" message="This page is for owners of this Switchyard." home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />
+      );
+  }
   else if (apps.length === 0) content = <NoApps canWrite={canWrite} onCreated={created} />;
   else if (parsed.kind === "default") content = <p class="loading">Loading…</p>;
   else if (parsed.kind === "unknown") content = <NotFound title="No such page" message={`The dashboard has no page ${parsed.path}.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
   else if (!app) content = <NotFound title="App not found" message={`No app has the id ${parsed.appId}: it may have been deleted, or the link is mistyped.`} home={fallback && `#${scopedPath(fallback.app.id, fallback.environment.id)}`} />;
   else if (!environment || !scope)
     content = <NotFound title="Environment not found" message={`${app.name} has no environment with the id ${parsed.environmentId}.`} home={`#${scopedPath(app.id, app.defaultEnvironmentId)}`} />;
-  else content = SCOPED[parsed.page].page(scope, parsed.id);
+  else {
+    const view = SCOPED_PAGE_VIEWS[parsed.page];
+    content = parsed.id !== undefined && view.detail !== undefined ? view.detail(scope, parsed.id) : view.list(scope);
+  }
 
   const page = parsed.kind === "scoped" ? parsed.page : undefined;
   const navScope = app && environment ? { app, environment } : fallback;
@@ -279,7 +256,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
         <nav class={`side${menuOpen ? " open" : ""}`} id="sections" aria-label="Sections">
           <ul>
             {navScope &&
-              NAV.map(([target, { label }]) => (
+              SCOPED_NAV.map(([target, label]) => (
                 <li>
                   <a href={`#${scopedPath(navScope.app.id, navScope.environment.id, target)}`} aria-current={page === target ? "page" : undefined}>
                     {label}
@@ -316,7 +293,7 @@ function Shell({ member, onSignOut, onExpired }: { member: Member; onSignOut(): 
               <ol>
                 <li>{scope.app.name}</li>
                 <li>{scope.environment.name}</li>
-                <li>{parsed.kind === "scoped" && parsed.id !== undefined ? <a href={scope.link(page)}>{SCOPED[page].label}</a> : <span aria-current="page">{SCOPED[page].label}</span>}</li>
+                <li>{parsed.kind === "scoped" && parsed.id !== undefined ? <a href={scope.link(page)}>{SCOPED_PAGE_VIEWS[page].label}</a> : <span aria-current="page">{SCOPED_PAGE_VIEWS[page].label}</span>}</li>
               </ol>
             </nav>
           )}
@@ -333,113 +310,6 @@ function NotFound({ title, message, home }: { title: string; message: string; ho
       <div class="empty">
         <p>{message}</p>
         {home && <a href={home}>Open the features of your default app</a>}
-      </div>
-    </Page>
-  );
-}
-
-type Created = (app: AppRecord | undefined, environmentId: string, keys: Record<string, FreshKeys>) => void;
-
-/** The keys of a new app's environments, from the one answer that holds its secret keys in full. */
-function freshOfApp(app: AppRecord & { trackingKey: string }): Record<string, FreshKeys> {
-  return Object.fromEntries(
-    app.environments.map((environment) => [
-      environment.id,
-      { made: "app" as const, secretKey: environment.secretKey, publishableKey: environment.publishableKey, ...(environment.id === app.defaultEnvironmentId ? { trackingKey: app.trackingKey } : {}) },
-    ]),
-  );
-}
-
-async function createApp(name: string, onCreated: Created): Promise<void> {
-  const { app } = await api<{ app: AppRecord }>("POST", "/admin/apps", { name });
-  onCreated(app, app.defaultEnvironmentId, freshOfApp(app));
-}
-
-/** Creates an app or an environment of the current app from the header; either ends on its keys page. */
-function NewScope({ app, onCreated }: { app: AppRecord; onCreated: Created }) {
-  const [open, setOpen] = useState<"app" | "environment" | undefined>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("scopeName") as HTMLInputElement).value.trim();
-    setBusy(true);
-    try {
-      if (open === "app") await createApp(name, onCreated);
-      else {
-        const { environment } = await api<{ environment: Environment }>("POST", `/admin/apps/${encodeURIComponent(app.id)}/environments`, { name });
-        onCreated(app, environment.id, { [environment.id]: { made: "environment", secretKey: environment.secretKey, publishableKey: environment.publishableKey } });
-      }
-      setOpen(undefined);
-      setError(undefined);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-  if (!open) {
-    return (
-      <div class="new-scope">
-        <button type="button" class="link" onClick={() => setOpen("environment")}>
-          New environment
-        </button>
-        <button type="button" class="link" onClick={() => setOpen("app")}>
-          New app
-        </button>
-      </div>
-    );
-  }
-  return (
-    <form class="inline new-scope popover" onSubmit={submit}>
-      <label>
-        {open === "app" ? "New app name" : `New environment of ${app.name}`}
-        <input name="scopeName" required autoFocus />
-      </label>
-      <button type="submit" disabled={busy}>
-        {open === "app" ? "Create app" : "Create environment"}
-      </button>
-      <button type="button" class="secondary" onClick={() => (setOpen(undefined), setError(undefined))}>
-        Cancel
-      </button>
-      <ErrorMessage error={error} />
-    </form>
-  );
-}
-
-function NoApps({ canWrite, onCreated }: { canWrite: boolean; onCreated: Created }) {
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const name = ((event.currentTarget as HTMLFormElement).elements.namedItem("name") as HTMLInputElement).value.trim();
-    setBusy(true);
-    try {
-      await createApp(name, onCreated);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Page title="Create your first app">
-      <div class="empty">
-        <p>An app holds your features and gets two environments, production and development, each with its own SDK keys.</p>
-        {canWrite ? (
-          <form onSubmit={submit} class="inline">
-            <label>
-              App name
-              <input name="name" required placeholder="My product" />
-            </label>
-            <button type="submit" disabled={busy}>
-              Create app
-            </button>
-            <ErrorMessage error={error} />
-          </form>
-        ) : (
-          <p>Ask an editor or owner of this Switchyard to create one.</p>
-        )}
       </div>
     </Page>
   );

@@ -1,7 +1,7 @@
 /**
  * Compression of large evaluation answers (API.md §3 answers grow ~300 bytes per feature). Brotli at quality 1 is
- * both the fastest and among the smallest on these repetitive JSON answers (measured on 50–1,000-feature answers:
- * ~25× smaller, 40–310 µs; gzip level 1 took twice as long for a slightly larger result), so it is preferred when the
+ * both the fastest and among the smallest on these repetitive JSON answers (gzip level 1 is slower for a larger
+ * result), so it is preferred when the
  * client accepts it, gzip otherwise. Answers below the configured size are sent as they are: the CPU a compression
  * costs is worth it only when the bytes saved are many (docs/BENCHMARKS.md, "Compression").
  */

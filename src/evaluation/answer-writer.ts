@@ -40,8 +40,8 @@ export interface OutcomeView {
 
 /**
  * Room for an answer in a caller's buffer (a batch's result arena), so that the answer is written where it travels
- * from instead of into the writer's buffer and copied there (a copy per answer: 3 % of the worker's samples at 1,000
- * features).
+ * from instead of into the writer's buffer and copied there (a copy per answer, which large answers feel
+ * (docs/BENCHMARKS.md, "Figures behind the code")).
  */
 export interface AnswerTarget {
   /** Makes room for `length` bytes at the end of `bytes` and answers where they start (`bytes` may be new after it). */
@@ -268,9 +268,8 @@ function encodeItem(item: EvaluatedFeature): Uint8Array {
 
 /**
  * The bytes of remembered outcomes come from shared chunks, in the order they are first met (mostly answer order),
- * so that copying an answer's items reads memory nearly in sequence; each in a buffer of its own, they were scattered
- * over the heap (1,000 copies of ~300 bytes: 24 µs from one chunk, 40 µs from separate buffers with cold caches, in a
- * micro-benchmark). Only remembered ones: they live as long as their ruleset, so a chunk is not held by one item among
+ * so that copying an answer's items reads memory nearly in sequence; each in a buffer of its own, they would be
+ * scattered over the heap, and copying them reads cold memory (docs/BENCHMARKS.md, "Figures behind the code"). Only remembered ones: they live as long as their ruleset, so a chunk is not held by one item among
  * others long dropped. Items larger than a sixteenth of a chunk get buffers of their own.
  */
 const ITEM_CHUNK_BYTES = 256 * 1024;

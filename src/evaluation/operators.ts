@@ -85,8 +85,8 @@ let lastTime = Number.NaN;
 
 /**
  * `new Date(value).getTime()`, remembering the last one: date rules usually read one stored field (a company's
- * `createdAt`), and parsing the same string again for every feature that tests it was ~3 % of a worker's time at
- * 50 features. The result depends on the string alone (and the process's time zone, which does not change).
+ * `createdAt`), and parsing the same string again for every feature that tests it showed in a worker's profile
+ * (docs/BENCHMARKS.md, "Figures behind the code"). The result depends on the string alone (and the process's time zone, which does not change).
  */
 function timeOf(value: string): number {
   if (value !== lastDateValue) {
@@ -108,8 +108,8 @@ function anyOfTest(values: readonly string[], wanted: boolean): FieldTest {
 /**
  * A value list as a Set, shared by every filter with the same list, remembering its last answer. Features often test
  * one list (an allow-list of companies, a segment, `plan ANY_OF business, enterprise`), so one evaluation looks the
- * context's value up once instead of once per feature: at 1,000 features, 400 lookups in 200 Sets of the same 20
- * values were 6.6 % of an evaluation's samples (in-process profile, distinct contexts).
+ * context's value up once instead of once per feature, where large rulesets made many lookups in Sets of the same
+ * values (docs/BENCHMARKS.md, "Figures behind the code").
  */
 class Membership {
   private readonly set: ReadonlySet<string>;

@@ -13,7 +13,7 @@ export const ROLLOUT_SCALE = 100_000;
  */
 export function rolloutBucket(hashInput: string): number {
   // One-shot crypto.hash (Node ≥ 20.12) skips the Hash object createHash allocates, and a "binary" (latin1) digest (one char per
-  // byte) costs a third of a Buffer one (bench/evaluation/rollout-hash.ts): hashing dominates evaluation.
+  // byte) costs less than a Buffer one (bench/evaluation/rollout-hash.ts): hashing dominates evaluation.
   const data = SURROGATE.test(hashInput) ? encodeLikeJsSha256(hashInput) : hashInput;
   const digest = hash("sha256", data, "binary");
   // The low 20 bits of the first four bytes read as a little-endian uint32: bytes 0, 1 and the low nibble of byte 2.

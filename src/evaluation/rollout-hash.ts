@@ -1,13 +1,13 @@
 /** Bounded caches of the reference evaluator's rollout buckets (the hash itself: rollout-bucket.ts). */
-import { HitRateGate } from "../caching/hit-rate-gate.js";
+import { HitRateGate } from "../storage/hit-rate-gate.js";
 import { RolloutHasher } from "./rollout-hasher.js";
 import { UNKNOWN_BUCKET } from "./rollout-bucket.js";
 
 /**
  * Remembers the rollout buckets of every rollout on one context field, by the field's value: a row per value, a
- * column per rollout key, so that one lookup per evaluation serves all the rollouts on the field. A cache per rollout
- * key made a company's rollouts one map lookup each: at 200 features, 40 lookups per request and about a tenth of the
- * worker's time (CPU profile of `probe.js evaluate-200`). Two generations of rows: when the current one fills up it
+ * column per rollout key, so that one lookup per evaluation serves all the rollouts on the field (a cache per rollout
+ * key made a company's rollouts one map lookup each, which large rulesets felt; docs/BENCHMARKS.md, "Figures behind
+ * the code"). Two generations of rows: when the current one fills up it
  * becomes the previous one and the older is dropped, so recently used values survive a turnover (an LRU
  * approximation that costs no bookkeeping per hit). Keyed by the value alone, whose hash V8 keeps in the string.
  *
@@ -16,7 +16,7 @@ import { UNKNOWN_BUCKET } from "./rollout-bucket.js";
  * back (user ids under real traffic), and nothing is kept meanwhile.
  */
 export class FieldBuckets {
-  /** Measured per rollout key: a hit saves ~250 ns of hashing, a miss adds ~200 ns; caching pays from about half hits. */
+  /** A hit saves about as much hashing as a miss adds, so caching a rollout key pays from about half hits (docs/BENCHMARKS.md, "Figures behind the code"). */
   static readonly BREAK_EVEN = 0.5;
 
   private current = new Map<string, Int32Array>();
@@ -36,8 +36,8 @@ export class FieldBuckets {
   /**
    * Sizes the generations, and the gate's sample window with them: a value can only hit when it comes back within
    * what the rows hold (up to two generations), so a window of four generations sees every reuse they can serve. A
-   * fixed 4,096-lookup window kept the user-id rollouts of a 1,000-feature ruleset sampling — inserting, hashing one
-   * lane at a time — for their first 4,096 requests (7 s at 565 requests/s).
+   * fixed window would keep a large ruleset's user-id rollouts sampling (inserting, hashing one lane at a time) for
+   * seconds of traffic (docs/BENCHMARKS.md, "Figures behind the code").
    */
   set generationSize(size: number) {
     this.#generationSize = size;

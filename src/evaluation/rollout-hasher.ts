@@ -3,9 +3,9 @@
  * inputs that fit one 64-byte block (55 bytes or fewer) and whose value is ASCII — user and company ids almost always
  * are. Anything else goes to rolloutBucket (node:crypto).
  *
- * Why not node:crypto every time: a call costs ~0.3 µs alone, and on the evaluation path ~0.7 µs with the string
- * concatenation it needs, the flattening of that string, the surrogate check and the binding's argument handling
- * (CPU profile of GET /features/evaluated, 50 features, distinct contexts). Here the key's bytes are laid out once,
+ * Why not node:crypto every time: on the evaluation path a call costs the string concatenation it needs, the
+ * flattening of that string, the surrogate check and the binding's argument handling besides the hash itself
+ * (docs/BENCHMARKS.md, "Figures behind the code"). Here the key's bytes are laid out once,
  * in sha256x4's prefix table, and a value costs its bytes written once and a quarter of a compression.
  */
 import { bucketOfLow20, encodeLikeJsSha256, rolloutBucket } from "./rollout-bucket.js";

@@ -91,7 +91,7 @@ function serializeConfig(config: EvaluatedConfig, source: CompiledFeature): stri
   );
 }
 
-// JSON.stringify costs ~100 ns a call even for `[]`; these two write the usual arrays directly and hand anything
+// JSON.stringify has a fixed cost per call even for `[]` (docs/BENCHMARKS.md, "Figures behind the code"); these two write the usual arrays directly and hand anything
 // unexpected (a hole, a non-boolean, a non-string) to JSON.stringify, so the text is the same either way.
 
 function booleansJson(values: readonly boolean[]): string {

@@ -1,8 +1,8 @@
 /**
  * SHA-256 of four one-block messages at once, in WebAssembly SIMD: each 32-bit word of the state and of the message
  * schedule is a v128 holding that word of all four messages. The rounds are the same serial chain as for one
- * message, so four lanes cost little more than one: ~370 ns a call (compressLanes() alone in a loop), ~90 ns a hash
- * with the assembly of the messages, where the one-lane JavaScript compression this replaced took ~350 ns. Only the
+ * message, so four lanes cost little more than one, and a hash costs a fraction of a one-lane compression
+ * (docs/BENCHMARKS.md, "Figures behind the code"). Only the
  * first word of each digest is kept (the rollout bucket needs no more).
  */
 import { FunctionSpec, I32, moduleBytes, op, V128 } from "./wasm-binary.js";
@@ -24,8 +24,8 @@ const MESSAGES = 64 * 16;
 const MESSAGE_STRIDE = 128;
 /**
  * A value's bytes, its 0x80 marker, zeros to 64 bytes. A context's user id meets every user-id rollout of the
- * ruleset, so a value is written once and read by many lanes (written per lane, it cost ~5 % of an evaluation at
- * 200 features).
+ * ruleset, so a value is written once and read by many lanes (written per lane, it showed in evaluation's profile
+ * (docs/BENCHMARKS.md, "Figures behind the code")).
  */
 const VALUE_SLOTS = MESSAGES + LANES * MESSAGE_STRIDE;
 const VALUE_SLOT_COUNT = 8;

@@ -85,3 +85,13 @@ export const UNTARGETED: EnvironmentFeatureState = Object.freeze({
   targeting: Object.freeze({ version: 0, rules: [] }),
   config: Object.freeze({ version: 0, variants: [] }),
 }) as EnvironmentFeatureState;
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Records, and the feature id under each key (the key index). */
+    features: FeatureRecord | string;
+    targeting: EnvironmentFeatureState;
+    history: HistoryEntry;
+  }
+}

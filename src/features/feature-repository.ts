@@ -41,16 +41,16 @@ export class FeatureRepository {
   }
 
   private get features() {
-    return this.store.table<FeatureRecord>("features");
+    return this.store.table<"features", FeatureRecord>("features");
   }
   private get featureIds() {
-    return this.store.table<string>("features");
+    return this.store.table<"features", string>("features");
   }
   private get states() {
-    return this.store.table<EnvironmentFeatureState>("targeting");
+    return this.store.table("targeting");
   }
   private get history() {
-    return this.store.table<HistoryEntry>("history");
+    return this.store.table("history");
   }
 
   getFeature(appId: string, featureKey: string): FeatureRecord | undefined {

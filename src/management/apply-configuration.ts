@@ -6,8 +6,8 @@ import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import { flagStateList, historyLink, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 import { segmentLookup } from "./targeting-writes.js";
-import { prepareTargeting } from "../segments/inline.js";
-import { applyOptIn } from "../optin/opt-in-store.js";
+import { prepareTargeting } from "./segments/inline.js";
+import { applyOptIn } from "../features/opt-in-store.js";
 
 type ConfigurationAppliers = Pick<
   Appliers,

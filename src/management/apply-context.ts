@@ -1,8 +1,8 @@
 import type { AccountRepository } from "../accounts/account-repository.js";
 import type { AuditLog } from "../accounts/audit-log.js";
 import type { FeatureRepository } from "../features/feature-repository.js";
-import type { SegmentRepository } from "../segments/segment-repository.js";
-import type { StageRepository } from "../stages/stage-repository.js";
+import type { SegmentRepository } from "./segments/segment-repository.js";
+import type { StageRepository } from "../features/stage-repository.js";
 import type { KvStore } from "../storage/kv.js";
 import type { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import type { HistoryLink } from "../features/feature-records.js";

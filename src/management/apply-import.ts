@@ -6,7 +6,7 @@
 import { historyLink, type ApplyContext } from "./apply-context.js";
 import type { ChangeOf } from "./changes.js";
 import { refused, type Applied } from "./outcome.js";
-import { planImport } from "../operations/import-plan.js";
+import { planImport } from "./operations/import-plan.js";
 
 export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.import">): Applied<"flags.import"> {
   const app = context.tenancy.getApp(change.appId);

@@ -1,9 +1,9 @@
 /** Appliers for segments (API.md §10): named company filters that targeting rules reference and serve inlined. */
-import { findCycle, segmentRefs } from "../segments/inline.js";
-import { describeUsage, segmentUsage } from "../segments/segment-usage.js";
-import type { SegmentRecord } from "../segments/segment-records.js";
+import { findCycle, segmentRefs } from "./segments/inline.js";
+import { describeUsage, segmentUsage } from "./segments/segment-usage.js";
+import type { SegmentRecord } from "./segments/segment-records.js";
 import { saveTargeting, segmentLookup } from "./targeting-writes.js";
-import { prepareTargeting, type PreparedTargeting } from "../segments/inline.js";
+import { prepareTargeting, type PreparedTargeting } from "./segments/inline.js";
 import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { historyLink, type ApplyContext, type Appliers } from "./apply-context.js";
 import type { RetargetedFeature } from "./changes.js";

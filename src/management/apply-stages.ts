@@ -1,13 +1,13 @@
 /** Appliers for release stages (API.md §10): stages per app, and putting a feature in one. */
 import type { FeatureRecord, HistoryLink } from "../features/feature-records.js";
-import type { StageRecord } from "../stages/stage-records.js";
+import type { StageRecord } from "../features/stage-records.js";
 import type { AppRecord } from "../tenancy/tenancy-records.js";
 import { historyLink, type ApplyContext, type Appliers } from "./apply-context.js";
 import type { StagedFeature } from "./changes.js";
 import { refused } from "./outcome.js";
-import { segmentRefs } from "../segments/inline.js";
+import { segmentRefs } from "./segments/inline.js";
 import { saveTargeting, segmentLookup } from "./targeting-writes.js";
-import { prepareTargeting, type PreparedTargeting } from "../segments/inline.js";
+import { prepareTargeting, type PreparedTargeting } from "./segments/inline.js";
 
 type StageAppliers = Pick<Appliers, "stage.create" | "stage.update" | "stage.delete" | "feature.stage">;
 

@@ -1,4 +1,4 @@
-/** Appliers for feedback survey rules (issue 18 §5). */
+/** Appliers for feedback survey rules (API.md "Automated feedback surveys"). */
 import { getSurveyRule, removeSurveyRule, writeSurveyRule, type SurveyRule } from "../surveys/survey-rules.js";
 import type { Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";

@@ -1,7 +1,7 @@
 /**
  * Every management write as a plain, serialisable change. Whatever is random or time-dependent — ids, key digests,
  * password hashes, the time, the actor — is decided before the change is applied, so applying it is deterministic:
- * the same change applied to the same store state gives the same result on every node (issue 19's replicated
+ * the same change applied to the same store state gives the same result on every node (cluster mode's replicated
  * configuration log delivers exactly these objects). Clear secrets never appear in a change: only their digests.
  */
 import type { Actor } from "../accounts/principal.js";
@@ -10,13 +10,13 @@ import type { Role } from "../accounts/roles.js";
 import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
-import type { OptInScope } from "../optin/opt-in-store.js";
+import type { OptInScope } from "../features/opt-in-store.js";
 import type { EnvironmentFeatureState, FeatureRecord } from "../features/feature-records.js";
-import type { SegmentRecord } from "../segments/segment-records.js";
-import type { StageRecord } from "../stages/stage-records.js";
+import type { SegmentRecord } from "./segments/segment-records.js";
+import type { StageRecord } from "../features/stage-records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
-import type { FlagsImportBody, FlagsImportResult } from "../operations/import-plan.js";
+import type { FlagsImportBody, FlagsImportResult } from "./operations/import-plan.js";
 import type { EnvironmentPolicy } from "./governance/policy.js";
 import type { ChangeRequestRecord, ProposedChange } from "./governance/change-request-records.js";
 
@@ -84,7 +84,7 @@ export interface ChangeBodies {
   /** A filter change inlines the segment again into every feature targeting that uses it (new versions). */
   "segment.update": { appId: string; segmentId: string; fields: SegmentChanges };
   "segment.delete": { appId: string; segmentId: string };
-  /** A `switchyard.flags/v1` document (or an Unleash import) applied as one change (src/operations/). */
+  /** A `switchyard.flags/v1` document (or an Unleash import) applied as one change (src/management/operations/). */
   "flags.import": FlagsImportBody;
   /** An online backup was taken (API.md §13.1): only its audit entry. */
   "backup.create": { bytes: number };

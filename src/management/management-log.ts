@@ -8,7 +8,7 @@ export type AppliedListener = (change: ManagementChange, outcome: Extract<Change
 
 /**
  * Where management routes send their changes. Standalone, a change is applied here and now; in cluster mode
- * (issue 19) it is published to the replicated configuration log and applied by every node in log order, and
+ * (API.md §11) it is published to the replicated configuration log and applied by every node in log order, and
  * `submit` resolves once this node applied it (read-your-writes). Either way the answer is what apply returned.
  */
 export interface ManagementLog {

@@ -4,7 +4,7 @@
  */
 import type { HistoryLink } from "../features/feature-records.js";
 import type { ApplyContext } from "./apply-context.js";
-import type { PreparedTargeting, SegmentLookup } from "../segments/inline.js";
+import type { PreparedTargeting, SegmentLookup } from "./segments/inline.js";
 
 /** The segments of an app as stored, or with `override` in place of one of them (a change about to write it). */
 export function segmentLookup(context: ApplyContext, appId: string, override?: { id: string; filter: unknown }): SegmentLookup {

@@ -2,9 +2,9 @@
  * Every route of the service, by audience, in one place (docs/ARCHITECTURE.md "Who may import whom"). A route table
  * is added here and nowhere else; which port serves it follows from its path (API.md §9).
  */
-import { Router, type HttpMethod } from "./kit/router.js";
-import type { RouteSpec } from "./kit/route.js";
-import type { Services } from "./kit/services.js";
+import { Router, type HttpMethod } from "./core/router.js";
+import type { RouteSpec } from "./core/route.js";
+import type { Services } from "./core/services.js";
 import { HEALTH_ROUTES } from "./sdk/health-routes.js";
 import { EVALUATION_ROUTES } from "./sdk/evaluation-routes.js";
 import { createRulesRoutes } from "./sdk/rules-route.js";

@@ -39,7 +39,11 @@ export interface KvStore {
    * behind a projection's write transaction); absent when this store holds it. Written by its own `write`.
    */
   readonly trackingLog?: KvStore;
-  table<V = unknown>(name: TableName): KvTable<V>;
+  /**
+   * A table, its values typed by its name (TableValues). A table holding several kinds of value under different key
+   * shapes may be opened as one of them: `table<"feedback", number>("feedback")`.
+   */
+  table<N extends TableName, V extends TableValue<N> = TableValue<N>>(name: N): KvTable<V>;
   /**
    * Runs `apply` in one atomic write transaction, serialised with every other writer (other threads and processes
    * included for LMDB). Writes from calls made in the same event-loop turn share one commit (group commit). The
@@ -98,6 +102,18 @@ export const TABLES = [
   "changeRequests",
 ] as const;
 export type TableName = (typeof TABLES)[number];
+
+/**
+ * Each table's value type, by name. The room that owns a table declares it beside its records (a `declare module`
+ * of this file), so that this room imports none of them; `meta` is this room's own.
+ */
+export interface TableValues {
+  /** Positions, stamps and flags of the store itself (schema version, tracking log positions, cluster positions). */
+  meta: number | boolean;
+}
+
+/** What a table holds; `never` for a table no room declared, so that using it does not compile. */
+export type TableValue<N extends TableName> = N extends keyof TableValues ? TableValues[N] : never;
 
 const SEPARATOR = "\u0000";
 const AFTER_SEPARATOR = "\u0001";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { open, type Database, type DatabaseOptions, type RootDatabase } from "lmdb";
 import { assertDataDirKind } from "./data-dir-kind.js";
 import { MSGPACK_VALUE_OPTIONS } from "./value-encoding.js";
-import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName } from "./kv.js";
+import { TABLES, type KvEntry, type KvStore, type KvStoreOptions, type KvTable, type RangeOptions, type TableName, type TableValue } from "./kv.js";
 
 /** lmdb-js options for values: its msgpack encoding with our msgpackr options, no shared structures (value-encoding.ts). */
 export const VALUE_ENCODING = { encoding: "msgpack", sharedStructuresKey: undefined, ...MSGPACK_VALUE_OPTIONS } as const;
@@ -125,7 +125,7 @@ export class LmdbStore implements KvStore {
   }
 
   /** `trackingLog` is its own environment's table (write to it through `trackingLog.write`). */
-  table<V = unknown>(name: TableName): KvTable<V> {
+  table<N extends TableName, V extends TableValue<N> = TableValue<N>>(name: N): KvTable<V> {
     const table = this.tables.get(name) ?? this.trackingLog?.tables.get(name);
     if (table === undefined) throw new Error(`The tracking log's environment holds no ${name} table.`);
     return table as KvTable<V>;

@@ -15,7 +15,7 @@ const OLDEST_READABLE = 2;
  * 4 build would change attributes without it, so it must refuse the dir too.
  */
 export async function migrateStore(store: KvStore, upgrades: readonly StoreUpgrade[]): Promise<void> {
-  const meta = store.table<number>("meta");
+  const meta = store.table<"meta", number>("meta");
   const stored = meta.get("schemaVersion");
   if (stored === undefined) {
     await store.write(() => {
@@ -39,7 +39,7 @@ export async function migrateStore(store: KvStore, upgrades: readonly StoreUpgra
 
 /**
  * What a data dir stamped below `to` needs to become that version, applied in the transaction that raises its stamp.
- * Upgrades that rewrite domain data live with their domain and are handed in by the composition (src/service/).
+ * Upgrades that rewrite domain data live with their domain and are handed in by the composition (src/composition/).
  */
 export interface StoreUpgrade {
   to: number;

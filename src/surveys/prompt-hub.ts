@@ -6,7 +6,7 @@
  */
 import type { StreamResponse, StreamSink } from "../http/types.js";
 import { ServiceError } from "../errors/catalogue.js";
-import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT } from "../live/sse-frames.js";
+import { CONNECTED_COMMENT, KEEP_ALIVE_COMMENT } from "../features/sse-frames.js";
 import type { Logger } from "../observability/logger.js";
 import type { PromptRecord } from "./prompt-store.js";
 import type { Prompter } from "./prompter.js";

@@ -1,5 +1,5 @@
 /**
- * Decides which survey prompt a user gets (issue 18 §5): a new one when they qualify for a survey they were never
+ * Decides which survey prompt a user gets (API.md "Automated feedback surveys"): a new one when they qualify for a survey they were never
  * asked and their quiet period is over, or, when a stream (re)connects, the latest one still open (the Ably
  * `rewind=1` the browser SDKs ask for; their own cookie keeps a prompt they completed from showing twice).
  */
@@ -24,7 +24,7 @@ export interface FeatureUsage {
 }
 
 export function usageOf(store: KvStore, environmentId: string, userId: string, feature: Pick<FeatureRecord, "key" | "usageEvents">): FeatureUsage {
-  const table = store.table<UserUsageCell>("aggregates");
+  const table = store.table<"aggregates", UserUsageCell>("aggregates");
   let uses = 0;
   let firstAt: number | null = null;
   for (const name of usageNames(feature)) {

@@ -1,5 +1,5 @@
 /**
- * Survey rules (issue 18 §5): per environment and feature, the question a user of the feature is asked, when, and how
+ * Survey rules (API.md "Automated feedback surveys"): per environment and feature, the question a user of the feature is asked, when, and how
  * often. Stored in the `surveys` table under `env␀rule␀<featureKey>`; written only through the management log.
  */
 import * as v from "valibot";
@@ -50,23 +50,31 @@ export type SurveySettings = v.InferOutput<typeof PutSurveyBody>;
 const ruleKey = (environmentId: string, featureKey: string) => key(environmentId, "rule", featureKey);
 
 export function getSurveyRule(store: KvStore, environmentId: string, featureKey: string): SurveyRule | undefined {
-  return store.table<SurveyRule>("surveys").get(ruleKey(environmentId, featureKey));
+  return store.table<"surveys", SurveyRule>("surveys").get(ruleKey(environmentId, featureKey));
 }
 
 /** Every survey rule of an environment, in feature key order. */
 export function listSurveyRules(store: KvStore, environmentId: string): SurveyRule[] {
-  return [...store.table<SurveyRule>("surveys").range(prefixRange(environmentId, "rule"))].map((entry) => entry.value);
+  return [...store.table<"surveys", SurveyRule>("surveys").range(prefixRange(environmentId, "rule"))].map((entry) => entry.value);
 }
 
 /** Inside a write. */
 export function writeSurveyRule(store: KvStore, environmentId: string, rule: SurveyRule): void {
-  store.table<SurveyRule>("surveys").put(ruleKey(environmentId, rule.featureKey), rule);
+  store.table<"surveys", SurveyRule>("surveys").put(ruleKey(environmentId, rule.featureKey), rule);
 }
 
 /** Inside a write; answers whether there was one. */
 export function removeSurveyRule(store: KvStore, environmentId: string, featureKey: string): SurveyRule | undefined {
-  const table = store.table<SurveyRule>("surveys");
+  const table = store.table<"surveys", SurveyRule>("surveys");
   const existing = table.get(ruleKey(environmentId, featureKey));
   if (existing) table.remove(ruleKey(environmentId, featureKey));
   return existing;
+}
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Survey rules, prompt channels, token digests and prompts issued, each read by its key's shape. */
+    surveys: unknown;
+  }
 }

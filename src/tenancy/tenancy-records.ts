@@ -32,3 +32,12 @@ export interface KeyRecord {
   /** For a tracking key: the app's default environment at the time of lookup is used instead. */
   environmentId: string;
 }
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    apps: AppRecord;
+    environments: EnvironmentRecord;
+    keys: KeyRecord;
+  }
+}

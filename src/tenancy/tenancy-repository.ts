@@ -26,13 +26,13 @@ export class TenancyRepository {
   constructor(private readonly store: KvStore) {}
 
   private get apps() {
-    return this.store.table<AppRecord>("apps");
+    return this.store.table("apps");
   }
   private get environments() {
-    return this.store.table<EnvironmentRecord>("environments");
+    return this.store.table("environments");
   }
   private get keys() {
-    return this.store.table<KeyRecord>("keys");
+    return this.store.table("keys");
   }
 
   getApp(appId: string): AppRecord | undefined {

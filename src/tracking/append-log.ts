@@ -1,4 +1,4 @@
-import { key, lastKeyPart, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.js";
+import { key, lastKeyPart, prefixRange, sequenceKeyPart, type KvStore, type KvTable } from "../storage/kv.js";
 import { unpackValues } from "../storage/value-encoding.js";
 
 /** The tables written as per-environment append logs, each with its own sequence. */
@@ -10,6 +10,11 @@ export type LogTable = "events" | "featureEvents" | "promptEvents" | "feedback" 
  */
 function logPrefix(table: LogTable, environmentId: string): string[] {
   return table === "feedback" ? [environmentId, "log"] : [environmentId];
+}
+
+/** A log's table seen as entries of V (or groups of them): the caller names the log whose entries are V. */
+function logTable<V>(store: KvStore, table: LogTable): KvTable<V | LogGroup<V>> {
+  return store.table(table) as unknown as KvTable<V | LogGroup<V>>;
 }
 
 /** The key of one entry of a log. */
@@ -36,7 +41,7 @@ export class SequenceAllocator {
 
   /** The next sequence number of a log (the first is 1). */
   next(table: LogTable): number {
-    const previous = this.last.get(table) ?? this.store.table<number>("counters").get(counterKey(this.environmentId, table)) ?? 0;
+    const previous = this.last.get(table) ?? this.store.table("counters").get(counterKey(this.environmentId, table)) ?? 0;
     const sequence = previous + 1;
     this.last.set(table, sequence);
     return sequence;
@@ -44,14 +49,14 @@ export class SequenceAllocator {
 
   /** Stores the counters; call once, at the end of the transaction. */
   save(): void {
-    const counters = this.store.table<number>("counters");
+    const counters = this.store.table("counters");
     for (const [table, sequence] of this.last) counters.put(counterKey(this.environmentId, table), sequence);
   }
 }
 
 /** The sequence number of a log's newest entry (0 when empty), as committed. */
 export function lastSequence(store: KvStore, table: LogTable, environmentId: string): number {
-  return store.table<number>("counters").get(counterKey(environmentId, table)) ?? 0;
+  return store.table("counters").get(counterKey(environmentId, table)) ?? 0;
 }
 
 export interface LogEntry<V> {
@@ -89,7 +94,7 @@ export function appendGroup<V>(
 ): void {
   let last = 0;
   for (let index = 0; index < group.count; index++) last = sequences.next(table);
-  store.table<LogGroup<V>>(table).put(logKey(table, environmentId, last), { logGroup: group });
+  logTable<V>(store, table).put(logKey(table, environmentId, last), { logGroup: group });
 }
 
 function groupEntry<V>(group: LogGroup<V>["logGroup"], row: readonly unknown[]): V {
@@ -107,7 +112,7 @@ export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: s
   // No limit on the range: a group record holds several entries. The range is read lazily, as entries are taken.
   const range = { start: key(...prefix, sequenceKeyPart(after + 1)), end: prefixRange(...prefix).end };
   let yielded = 0;
-  for (const entry of store.table<V | LogGroup<V>>(table).range(range)) {
+  for (const entry of logTable<V>(store, table).range(range)) {
     const sequence = Number(lastKeyPart(entry.key));
     const value = entry.value;
     if (!isLogGroup<V>(value)) {
@@ -132,7 +137,7 @@ export function* logEntries<V>(store: KvStore, table: LogTable, environmentId: s
  */
 export function* logEntriesNewestFirst<V>(store: KvStore, table: LogTable, environmentId: string): Generator<V> {
   const range = { ...prefixRange(...logPrefix(table, environmentId)), reverse: true };
-  for (const entry of store.table<V | LogGroup<V>>(table).range(range)) {
+  for (const entry of logTable<V>(store, table).range(range)) {
     const value = entry.value;
     if (!isLogGroup<V>(value)) {
       yield value;
@@ -147,4 +152,12 @@ export function* logEntriesNewestFirst<V>(store: KvStore, table: LogTable, envir
 /** Up to `limit` entries of a log after sequence `after`, in append order. */
 export function readLog<V>(store: KvStore, table: LogTable, environmentId: string, after: number, limit: number): LogEntry<V>[] {
   return [...logEntries<V>(store, table, environmentId, after, limit)];
+}
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    /** Each log's last sequence number, per environment. */
+    counters: number;
+  }
 }

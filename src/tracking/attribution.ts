@@ -5,7 +5,7 @@
  */
 import type { FeatureEventAction } from "../schemas/tracking-fields.js";
 
-/** The actions whose true result exposes a company to a feature (ISSUE 9: "an evaluate or check feature event"). */
+/** The actions whose true result exposes a company to a feature (a true `evaluate` or `check` feature event, docs/ANALYTICS.md). */
 export const EXPOSURE_ACTIONS: ReadonlySet<FeatureEventAction> = new Set(["evaluate", "check"]);
 
 /** Whether a feature event shows the feature was on for whoever it was evaluated for. */

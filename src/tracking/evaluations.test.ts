@@ -2,15 +2,14 @@
  * The logged form of feature events sharing one context (evaluations.ts): the compact form the service logs now and
  * the form logged before project alike — the same feature-event entries and the same exposure cells.
  */
+import { TRACKING_PROJECTIONS } from "../serving/tracking-projections.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { prefixRange, type KvStore } from "../storage/kv.js";
-import { registerTrackingProjections } from "../jobs/projections.js";
 import { evaluationCount, evaluationRow, evaluationsOf, type LoggedEvaluations } from "./evaluations.js";
 import { projectRequests } from "./project-requests.js";
 import { TrackingReader } from "./reader.js";
 
-registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 0, 1);
 let store: KvStore;
@@ -29,7 +28,7 @@ const events = [
 
 /** Projects one logged request holding `evaluations` into `environmentId`; answers what readers and cells show. */
 async function projected(environmentId: string, evaluations: LoggedEvaluations) {
-  await store.write(() => projectRequests(store, [{ environmentId, receivedAt: T0, items: [], feedbackIds: [], evaluations }], () => undefined));
+  await store.write(() => projectRequests(store, [{ environmentId, receivedAt: T0, items: [], feedbackIds: [], evaluations }], () => undefined, TRACKING_PROJECTIONS));
   const entries = new TrackingReader(store).listFeatureEvents(environmentId, undefined, 100).featureEvents.map(({ cursor: _cursor, ...event }) => event);
   const cells = [...store.table("aggregates").range(prefixRange(environmentId))].map((entry) => [entry.key.slice(environmentId.length), entry.value]);
   return { entries, cells };

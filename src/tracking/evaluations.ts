@@ -1,9 +1,9 @@
 /**
  * The `evaluate` events of one `/features/enabled` request (or any feature events sharing one action and context) as
  * the tracking log holds them: the keys, and each event's stored row already encoded and concatenated, as the
- * featureEvents log group stores them. The worker encodes one byte string and a list of keys per request; the
- * records of separate result objects and row buffers logged before cost it about 10 µs more per request and the log
- * 37 % more bytes (docs/BENCHMARKS.md). Logs written before still hold that form, and are still projected.
+ * featureEvents log group stores them. The worker encodes one byte string and a list of keys per request, which
+ * costs it less and the log fewer bytes than records of separate result objects and row buffers, the form logged
+ * before (docs/BENCHMARKS.md, "Figures behind the code"). Logs written before still hold that form, and are still projected.
  */
 import type { FeatureEventItem } from "../schemas/tracking.js";
 import { packValue } from "../storage/value-encoding.js";
@@ -20,7 +20,7 @@ export interface Evaluations {
   packedRows: Uint8Array;
 }
 
-/** The form logged before 2026-11-29: a result object and a row per feature. */
+/** The earlier logged form, still found in older logs: a result object and a row per feature. */
 interface EvaluationsAsLoggedBefore {
   action: FeatureEventItem["action"];
   evalContext: Record<string, unknown> | null;

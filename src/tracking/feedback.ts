@@ -21,7 +21,7 @@ export function feedbackIndexKey(environmentId: string, feedbackId: string): str
 
 /** The current sequence number of a feedback in the feedback log, or undefined when there is no such feedback. */
 export function feedbackSequence(store: KvStore, environmentId: string, feedbackId: string): number | undefined {
-  return store.table<number>("feedback").get(feedbackIndexKey(environmentId, feedbackId));
+  return store.table<"feedback", number>("feedback").get(feedbackIndexKey(environmentId, feedbackId));
 }
 
 /**
@@ -93,8 +93,8 @@ export function writeFeedback(
   latestCompanyOf: (userId: string) => string | null,
   newId: string = newFeedbackId(),
 ): FeedbackRecord {
-  const log = store.table<FeedbackRecord>("feedback");
-  const index = store.table<number>("feedback");
+  const log = store.table<"feedback", FeedbackRecord>("feedback");
+  const index = store.table<"feedback", number>("feedback");
   let record: FeedbackRecord;
   if (item.feedbackId === undefined) {
     record = {

@@ -1,15 +1,5 @@
-/** The tracking domain: the log and its projection (tracking-log.ts, projector.ts), the writer, and the read side (`TrackingReader`). */
-export {
-  applyTracking,
-  canShareTransaction,
-  evaluationRow,
-  recordEvaluations,
-  type Evaluations,
-  type FeatureEventInput,
-  type TrackingRequest,
-  type TrackingResult,
-} from "./apply.js";
-export { applyTrackingTogether } from "./apply-together.js";
+/** The tracking domain: the log and its projection (tracking-log-table.ts, projector.ts), the writer, and the read side (`TrackingReader`). */
+export { evaluationRow, type Evaluations } from "./tracking-writer.js";
 export { evaluationCount, evaluationsOf } from "./evaluations.js";
 export { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, parseListQuery } from "../storage/cursor.js";
 export {

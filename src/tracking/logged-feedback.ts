@@ -3,7 +3,7 @@ import type { TrackingItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { newFeedbackId } from "../tenancy/identifiers.js";
 import { feedbackSequence, resolveFeedbackReferences } from "./feedback.js";
-import { projectedUpTo, trackingLogRecords } from "./tracking-log.js";
+import { projectedUpTo, trackingLogRecords } from "./tracking-log-table.js";
 
 /**
  * Checks a request's feedback references before it is logged (a 400 UNKNOWN_FEATURE or 404 NOT_FOUND, as API.md §4

@@ -1,7 +1,8 @@
 import { ServiceError } from "../errors/catalogue.js";
 import type { TrackingItem } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
-import { TrackingWriter } from "./apply.js";
+import { TrackingWriter } from "./tracking-writer.js";
+import type { TrackingProjections } from "./projections.js";
 import type { LoggedEvaluations } from "./evaluations.js";
 import { resolveFeedbackReferences } from "./feedback.js";
 
@@ -34,7 +35,12 @@ export interface LoggedRequest {
  * else can be refused here. Answers the environments whose users or companies changed (evaluation caches to
  * invalidate).
  */
-export function projectRequests(store: KvStore, requests: readonly LoggedRequest[], onDropped: (error: ServiceError) => void): Set<string> {
+export function projectRequests(
+  store: KvStore,
+  requests: readonly LoggedRequest[],
+  onDropped: (error: ServiceError) => void,
+  projections: TrackingProjections,
+): Set<string> {
   const writers = new Map<string, TrackingWriter>();
   const attributesChanged = new Set<string>();
   for (const request of requests) {
@@ -49,7 +55,7 @@ export function projectRequests(store: KvStore, requests: readonly LoggedRequest
       }
     }
     let writer = writers.get(request.environmentId);
-    if (!writer) writers.set(request.environmentId, (writer = new TrackingWriter(store, request.environmentId, request.receivedAt)));
+    if (!writer) writers.set(request.environmentId, (writer = new TrackingWriter(store, request.environmentId, request.receivedAt, projections)));
     writer.receivedAt = request.receivedAt;
     request.items.forEach((item, index) => {
       if (item.type === "feedback") writer.feedback(item, features!.get(item)!, request.feedbackIds[index] ?? undefined);

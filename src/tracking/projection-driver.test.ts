@@ -10,7 +10,7 @@ import { LmdbStore } from "../storage/lmdb-store.js";
 import { AppendTally } from "./append-tally.js";
 import { ProjectionDriver } from "./projection-driver.js";
 import type { ProjectionStep } from "./projector.js";
-import { appendToTrackingLog, lastAppended, trackingLogStore } from "./tracking-log.js";
+import { appendToTrackingLog, lastAppended, trackingLogStore } from "./tracking-log-table.js";
 
 let store: LmdbStore;
 const temp = useTempLmdbStore("switchyard-driver-");

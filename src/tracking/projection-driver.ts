@@ -2,7 +2,7 @@ import { ServiceError } from "../errors/catalogue.js";
 import type { KvStore } from "../storage/kv.js";
 import type { AppendTally } from "./append-tally.js";
 import type { ProjectionStep } from "./projector.js";
-import { lastAppended } from "./tracking-log.js";
+import { lastAppended } from "./tracking-log-table.js";
 import { AttributeWrites } from "./attribute-writes.js";
 
 /** What the routes ask of the projection: admission by lag, and reads that wait for what came before them. */

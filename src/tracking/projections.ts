@@ -19,27 +19,29 @@ export interface ProjectionWriter {
 }
 
 /**
- * What derives from tracking is owned by the rooms above it (analytics, surveys): they register here, so tracking
- * imports none of them. Registered once per thread by the composition (jobs/projections.ts).
+ * What derives from tracking is owned by the rooms above it (analytics, surveys), so tracking imports none of them:
+ * each is handed to the projector as one of its TrackingProjections.
  */
 export interface TrackingProjection {
   readonly name: string;
   open(store: KvStore, environmentId: string): ProjectionWriter;
 }
 
-const registered: TrackingProjection[] = [];
-
-/** Idempotent by name: a thread that composes twice keeps one of each. */
-export function registerTrackingProjection(projection: TrackingProjection): void {
-  if (!registered.some((each) => each.name === projection.name)) registered.push(projection);
+/**
+ * Every projection the projector writes beside the tracking entries, by name: the composition supplies each
+ * (serving/tracking-projections.ts), so leaving one out does not compile.
+ */
+export interface TrackingProjections {
+  readonly analytics: TrackingProjection;
+  readonly surveys: TrackingProjection;
 }
 
-/** The registered projections' writers of one transaction, as one. */
+/** The projections' writers of one transaction, as one. */
 export type ProjectionWriters = Required<ProjectionWriter>;
 
-/** Every registered projection's writer for one transaction, as one: each record reaches only the writers that take it. */
-export function openProjections(store: KvStore, environmentId: string): ProjectionWriters {
-  const writers = registered.map((projection) => projection.open(store, environmentId));
+/** Every projection's writer for one transaction, as one: each record reaches only the writers that take it. */
+export function openProjections(projections: TrackingProjections, store: KvStore, environmentId: string): ProjectionWriters {
+  const writers = [projections.analytics, projections.surveys].map((projection) => projection.open(store, environmentId));
   const takers = <T>(method: (writer: ProjectionWriter) => ((record: T) => void) | undefined): ((record: T) => void) => {
     const calls = writers.flatMap((writer) => {
       const call = method(writer);

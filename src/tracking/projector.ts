@@ -2,7 +2,8 @@ import type { ServiceError } from "../errors/catalogue.js";
 import type { KvStore } from "../storage/kv.js";
 import { evaluationCount } from "./evaluations.js";
 import { projectRequests, type LoggedRequest } from "./project-requests.js";
-import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log.js";
+import type { TrackingProjections } from "./projections.js";
+import { lastAppended, projectedUpTo, setProjectedUpTo, trackingLogRecords } from "./tracking-log-table.js";
 
 /** What one projection step did, and where it left the projector. */
 export interface ProjectionStep {
@@ -23,8 +24,7 @@ export interface ProjectionStep {
 /**
  * Items taken per step. Appends do not wait for a step (LMDB keeps the log in an environment of its own), so a step
  * may be long: the more it takes, the more often a user, a company or a cell seen again is written once for several
- * calls. Measured with 1,000-item mixed bulk bodies (docs/BENCHMARKS.md, "Log first"): 4,000 items a step projected
- * 24–29k items/s with refusals for lag, 16,000 30–31k with none, 50,000 no more than 16,000.
+ * calls; past this size a step gains no more (docs/BENCHMARKS.md, "Log first").
  */
 export const DEFAULT_STEP_ITEMS = 16_000;
 
@@ -33,12 +33,12 @@ function itemCount(request: LoggedRequest): number {
 }
 
 /**
- * One projection step in a write of its own (a pool-less service's `project` job, the projector's thread): a feedback
+ * One projection step in a write of its own (on the main thread of a pool-less service, or on the projector's thread): a feedback
  * dropped when projected is reported through `onFault`.
  */
-export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void): Promise<ProjectionStep> {
+export function runProjectionStep(store: KvStore, maxItems: number, onFault: (error: unknown) => void, projections: TrackingProjections): Promise<ProjectionStep> {
   const onDropped = (error: ServiceError) => onFault(new Error(`a logged feedback was dropped when projected: ${error.code} ${error.message}`));
-  return store.write(() => projectNextRecords(store, maxItems, onDropped));
+  return store.write(() => projectNextRecords(store, maxItems, onDropped, projections));
 }
 
 /**
@@ -46,7 +46,7 @@ export function runProjectionStep(store: KvStore, maxItems: number, onFault: (er
  * items, and stores the new position in the same transaction: after a crash the projector resumes right after the
  * last record it committed, never applying one twice nor skipping one.
  */
-export function projectNextRecords(store: KvStore, maxItems: number, onDropped: (error: ServiceError) => void): ProjectionStep {
+export function projectNextRecords(store: KvStore, maxItems: number, onDropped: (error: ServiceError) => void, projections: TrackingProjections): ProjectionStep {
   // The log's own environment is read through a snapshot of its own: take the latest (other threads append to it).
   store.trackingLog?.refresh();
   const from = projectedUpTo(store);
@@ -68,7 +68,7 @@ export function projectNextRecords(store: KvStore, maxItems: number, onDropped: 
     position = record.sequence;
     records++;
   }
-  const changed = records === 0 ? new Set<string>() : projectRequests(store, requests, onDropped);
+  const changed = records === 0 ? new Set<string>() : projectRequests(store, requests, onDropped, projections);
   if (records > 0) setProjectedUpTo(store, position);
   return { position, appended: Math.max(appended, position), records, requests: requests.length, items, changed: [...changed], oldestUnprojectedAt };
 }

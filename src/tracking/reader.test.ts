@@ -5,13 +5,11 @@ import { FeatureRepository } from "../features/feature-repository.js";
 import { parseTrackingCall, type TrackingCall } from "../schemas/tracking.js";
 import type { KvStore } from "../storage/kv.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { applyTracking } from "./apply.js";
+import { applyTracking } from "../../bench/support/direct-tracking.js";
 import { MAX_LIST_LIMIT } from "../storage/cursor.js";
 import { TrackingReader } from "./reader.js";
-import { registerTrackingProjections } from "../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const T0 = Date.UTC(2024, 5, 1);
 

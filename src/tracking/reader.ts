@@ -182,11 +182,11 @@ export class TrackingReader {
   }
 
   private userRecord(environmentId: string, userId: string): UserRecord | undefined {
-    return isStorableId(userId) ? this.store.table<UserRecord>("users").get(userKey(environmentId, userId)) : undefined;
+    return isStorableId(userId) ? this.store.table("users").get(userKey(environmentId, userId)) : undefined;
   }
 
   private companyRecord(environmentId: string, companyId: string): CompanyRecord | undefined {
-    return isStorableId(companyId) ? this.store.table<CompanyRecord>("companies").get(companyKey(environmentId, companyId)) : undefined;
+    return isStorableId(companyId) ? this.store.table("companies").get(companyKey(environmentId, companyId)) : undefined;
   }
 
   private page<R, V>(

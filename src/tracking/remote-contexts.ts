@@ -1,7 +1,7 @@
 /**
  * The flat form of each stored user's and company's attributes, kept beside its record for remote context (API.md
  * §3): the pairs evaluation's fast path reads, so that a request does not decode the whole record and flatten its
- * attributes again (about 3 µs of the worker's ~17 at 10 features, docs/BENCHMARKS.md). Written in the transaction
+ * attributes again (a visible share of a small evaluation, (docs/BENCHMARKS.md, "Figures behind the code")). Written in the transaction
  * that writes the record, whenever its attributes change; a record with no flat form beside it (written by a build
  * before this one) is read and flattened as before.
  */
@@ -35,12 +35,12 @@ export function remoteContextOf(kind: EntityKind, attributes: Attributes): Remot
 
 /** Inside a write: stores the flat form of a record's attributes beside it. */
 export function putRemoteContext(store: KvStore, environmentId: string, kind: EntityKind, id: string, attributes: Attributes): void {
-  store.table<RemoteContext>("remoteContexts").put(remoteContextKey(environmentId, kind, id), remoteContextOf(kind, attributes));
+  store.table("remoteContexts").put(remoteContextKey(environmentId, kind, id), remoteContextOf(kind, attributes));
 }
 
 /** The stored flat form; undefined when none is stored (an unknown id, or a record older than flat forms). */
 export function readRemoteContext(store: KvStore, environmentId: string, kind: EntityKind, id: string): RemoteContext | undefined {
-  return store.table<RemoteContext>("remoteContexts").get(remoteContextKey(environmentId, kind, id));
+  return store.table("remoteContexts").get(remoteContextKey(environmentId, kind, id));
 }
 
 /** Schema version 5: every user and company stored before it gets its flat form. */
@@ -48,7 +48,7 @@ export const REMOTE_CONTEXTS_UPGRADE: StoreUpgrade = {
   to: 5,
   apply(store) {
     for (const kind of ["user", "company"] as const) {
-      for (const { key: recordKey, value } of store.table<UserRecord | CompanyRecord>(kind === "user" ? "users" : "companies").range({})) {
+      for (const { key: recordKey, value } of store.table(kind === "user" ? "users" : "companies").range({})) {
         // Record keys are key(environmentId, id).
         putRemoteContext(store, firstKeyPart(recordKey), kind, value.id, value.attributes);
       }
@@ -69,4 +69,11 @@ function isFlatSafe(value: unknown, depth: number): boolean {
     if (!isFlatSafe((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
+}
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    remoteContexts: RemoteContext;
+  }
 }

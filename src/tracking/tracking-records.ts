@@ -1,3 +1,4 @@
+import type { LogGroup } from "./append-log.js";
 import type { Attributes } from "../schemas/tracking-fields.js";
 import type { EventItem, FeatureEventItem, FeedbackItem, PromptEventItem } from "../schemas/tracking.js";
 
@@ -96,3 +97,19 @@ export type FeedbackRecord = Stored<Omit<FeedbackItem, Unstored | "feedbackId" |
 };
 
 export type PromptEventRecord = Omit<PromptEventItem, Unstored> & { receivedAt: number };
+
+declare module "../storage/kv.js" {
+  /** The value types of the tables this room owns (see TableValues). */
+  interface TableValues {
+    users: UserRecord;
+    companies: CompanyRecord;
+    memberships: MembershipRecord;
+    /** The append logs: entries, or group records of several (append-log.ts). */
+    events: EventRecord | LogGroup<EventRecord>;
+    featureEvents: FeatureEventRecord | LogGroup<FeatureEventRecord>;
+    promptEvents: PromptEventRecord | LogGroup<PromptEventRecord>;
+    entityUpdates: EntityUpdateRecord | LogGroup<EntityUpdateRecord>;
+    /** The feedback log, and the feedbackId → sequence index. */
+    feedback: FeedbackRecord | number;
+  }
+}

@@ -86,7 +86,7 @@ export class EntityWriter {
 
   /** Writes both directions of a membership when it first appears, or when an older call shows it began earlier. */
   private recordMembership(userId: string, companyId: string, time: number): void {
-    const memberships = this.store.table<MembershipRecord>("memberships");
+    const memberships = this.store.table("memberships");
     const byUser = key(this.environmentId, "u", userId, companyId);
     const existing = memberships.get(byUser);
     // Written when the association first appears (or an older call shows it began earlier), so that repeat events
@@ -105,9 +105,9 @@ export class EntityWriter {
 
   /** Writes back every record changed in this transaction. */
   flush(): void {
-    const users = this.store.table<UserRecord>("users");
+    const users = this.store.table("users");
     for (const userId of this.dirtyUsers) users.put(userKey(this.environmentId, userId), this.users.get(userId)!);
-    const companies = this.store.table<CompanyRecord>("companies");
+    const companies = this.store.table("companies");
     for (const companyId of this.dirtyCompanies) companies.put(companyKey(this.environmentId, companyId), this.companies.get(companyId)!);
     for (const userId of this.changedUserAttributes) putRemoteContext(this.store, this.environmentId, "user", userId, this.users.get(userId)!.attributes);
     for (const companyId of this.changedCompanyAttributes) putRemoteContext(this.store, this.environmentId, "company", companyId, this.companies.get(companyId)!.attributes);
@@ -120,7 +120,7 @@ export class EntityWriter {
   private user(userId: string): UserRecord | undefined {
     let user = this.users.get(userId);
     if (user === undefined) {
-      user = this.store.table<UserRecord>("users").get(userKey(this.environmentId, userId));
+      user = this.store.table("users").get(userKey(this.environmentId, userId));
       if (user !== undefined) this.users.set(userId, user);
     }
     return user;
@@ -129,7 +129,7 @@ export class EntityWriter {
   private company(companyId: string): CompanyRecord | undefined {
     let company = this.companies.get(companyId);
     if (company === undefined) {
-      company = this.store.table<CompanyRecord>("companies").get(companyKey(this.environmentId, companyId));
+      company = this.store.table("companies").get(companyKey(this.environmentId, companyId));
       if (company !== undefined) this.companies.set(companyId, company);
     }
     return company;
@@ -180,6 +180,6 @@ export function listCompanyUserIds(store: KvStore, environmentId: string, compan
 
 function listMembers(store: KvStore, range: { start: string; end: string }): string[] {
   const ids: string[] = [];
-  for (const entry of store.table<MembershipRecord>("memberships").range(range)) ids.push(lastKeyPart(entry.key));
+  for (const entry of store.table("memberships").range(range)) ids.push(lastKeyPart(entry.key));
   return ids;
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 30: the folders under src/ are layers (docs/ARCHITECTURE.md "The floors, and who may import whom"). Read from
+ * The folders under src/ are layers (docs/ARCHITECTURE.md "The floors, and who may import whom"). Read from
  * the code's own imports (runtime and type imports, tests left out): no two files import each other in a loop, the
  * folders' graph has no loop, and the floors only import downwards.
  */
@@ -93,11 +93,11 @@ function folderGraph(graph: Map<string, Set<string>>): Map<string, Set<string>> 
 
 /** The floors of docs/ARCHITECTURE.md, top first; a folder may import its own floor's folders (one way) and lower. */
 const FLOORS: string[][] = [
-  ["main.ts", "cli", "service"],
+  ["main.ts", "cli", "composition"],
   ["routes"],
-  ["workers", "cluster", "jobs"],
-  ["management", "operations", "accounts", "analytics", "surveys", "segments", "stages", "optin", "tracking", "live", "features", "evaluation", "tenancy"],
-  ["http", "storage", "schemas", "config", "observability", "caching", "errors", "runtime"],
+  ["serving", "cluster"],
+  ["management", "accounts", "analytics", "surveys", "tracking", "features", "evaluation", "tenancy"],
+  ["http", "storage", "schemas", "config", "observability", "errors"],
 ];
 
 const graph = importGraph(["src", "native-free", "bench", "tools"]);
@@ -131,10 +131,23 @@ describe("layers (docs/ARCHITECTURE.md)", () => {
     const knowsHttp = [...graph].filter(
       ([file, targets]) =>
         file.startsWith("src/") &&
-        !/^src\/(routes|http|main\.ts|cli|service)/.test(file) &&
+        !/^src\/(routes|http|main\.ts|cli|composition)/.test(file) &&
         [...targets].some((target) => target.startsWith("src/routes/")),
     );
     expect(knowsHttp.map(([file]) => file)).toEqual([]);
+  });
+
+  it("keeps the routes to the ports: no route imports the cluster", () => {
+    const intoCluster = [...graph].filter(([file, targets]) => file.startsWith("src/routes/") && [...targets].some((target) => target.startsWith("src/cluster/")));
+    expect(intoCluster.map(([file]) => file)).toEqual([]);
+  });
+
+  it("has every folder of src/ on a floor, and at most 20 of them", () => {
+    const folders = readdirSync(join(ROOT, "src")).filter((name) => statSync(join(ROOT, "src", name)).isDirectory());
+    // The dashboard is the browser's code, built apart: on no floor of the server.
+    const onFloors = new Set([...FLOORS.flat(), "dashboard"]);
+    expect(folders.filter((folder) => !onFloors.has(folder))).toEqual([]);
+    expect(folders.length).toBeLessThanOrEqual(20);
   });
 
   it("reads the dashboard's rule and feature types from the server's schemas", () => {

@@ -111,7 +111,7 @@ describe("tracking API over HTTP", () => {
 
   it("stores /features/enabled's evaluate events before answering, with evaluations of the same moment beside them", async () => {
     // The test server runs one worker: both kinds of request go through the pool, those that commit in batches of
-    // their own (src/workers/executor.ts), and each enabled answer must find its events stored the moment it arrives.
+    // their own (src/serving/workers/pool-executor.ts), and each enabled answer must find its events stored the moment it arrives.
     const { production } = keys;
     const put = await request(server.url, "PUT", `/admin/environments/${production.id}/features/huddle/targeting`, { token: admin, body: { rules: [{ filter: { type: "constant", value: true } }] } });
     expect(put.status).toBe(200);

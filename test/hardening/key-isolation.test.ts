@@ -6,10 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiCore } from "../../src/routes/kit/core.js";
-import { RateLimiter } from "../../src/routes/kit/rate-limiter.js";
-import type { RouteSpec } from "../../src/routes/kit/route.js";
-import { Router } from "../../src/routes/kit/router.js";
+import { createApiCore } from "../../src/routes/core/core.js";
+import { RateLimiter } from "../../src/routes/core/rate-limiter.js";
+import type { RouteSpec } from "../../src/routes/core/route.js";
+import { Router } from "../../src/routes/core/router.js";
 import type { ApiRequest, ApiResponse } from "../../src/http/types.js";
 import { digestKey } from "../../src/tenancy/identifiers.js";
 import type { KeyIndex } from "../../src/tenancy/key-index.js";

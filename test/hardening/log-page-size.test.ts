@@ -11,14 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseTrackingCall } from "../../src/schemas/tracking.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { TenancyRepository } from "../../src/tenancy/tenancy-repository.js";
-import { applyTracking, TrackingReader } from "../../src/tracking/index.js";
+import { applyTracking } from "../../bench/support/direct-tracking.js";
+import { TrackingReader } from "../../src/tracking/index.js";
 import { MAX_PAGE_JSON_CHARS } from "../../src/tracking/reader.js";
 import { createApp, request } from "../support/http.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
-import { registerTrackingProjections } from "../../src/jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 describe("log pages bounded by size (reader)", () => {
   it("stops a page at the size budget, keeps the first item whatever its size, and continues with next", async () => {

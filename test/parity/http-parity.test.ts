@@ -60,17 +60,10 @@ describe("evaluation parity over HTTP, with @bucketco/flag-evaluation and @refla
     try {
       for (const [definitions, contexts] of samples) {
         // Start each ruleset from a clean app-level feature list.
-        for (const feature of (await app.admin("GET", `/admin/apps/${app.keys.app.id}/features`)).body.features as { key: string }[]) {
-          await app.admin("DELETE", `/admin/apps/${app.keys.app.id}/features/${encodeURIComponent(feature.key)}`);
-        }
-        let stored = true;
-        for (const definition of definitions) {
-          const path = encodeURIComponent(definition.key);
-          await app.admin("PUT", `/admin/apps/${app.keys.app.id}/features/${path}`, { stage: definition.stage });
-          const targeting = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/targeting`, { rules: definition.targeting.rules });
-          const config = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/config`, { variants: definition.config.variants });
-          // Trees the reference would also reject (a missing operand, say) are refused on save: nothing to compare.
-          if (targeting.status !== 200 || config.status !== 200) stored = false;
+        const saved = await app.replaceFeatures(definitions);
+        // Trees the reference would also reject (a missing operand, say) are refused on save: nothing to compare.
+        const stored = saved.every(({ targeting, config }) => targeting.status === 200 && config.status === 200);
+        for (const { definition, targeting, config } of saved) {
           // A lone surrogate (API.md §2) is refused, never stored as U+FFFD: rules served otherwise than they were saved
           // would evaluate otherwise than the reference does on what was sent.
           for (const [sent, reply] of [[definition.targeting.rules, targeting], [definition.config.variants, config]] as const) {

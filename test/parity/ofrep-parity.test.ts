@@ -134,17 +134,8 @@ describe("OFREP equals /features/evaluated", () => {
     let storedRulesets = 0;
     for (const [definitions, cases] of samples) {
       if (compared >= CONTEXTS) break;
-      for (const feature of (await app.admin("GET", `/admin/apps/${app.keys.app.id}/features`)).body.features as { key: string }[]) {
-        await app.admin("DELETE", `/admin/apps/${app.keys.app.id}/features/${encodeURIComponent(feature.key)}`);
-      }
-      let stored = true;
-      for (const definition of definitions) {
-        const path = encodeURIComponent(definition.key);
-        await app.admin("PUT", `/admin/apps/${app.keys.app.id}/features/${path}`, { stage: definition.stage });
-        const targeting = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/targeting`, { rules: definition.targeting.rules });
-        const config = await app.admin("PUT", `/admin/environments/${app.keys.production.id}/features/${path}/config`, { variants: definition.config.variants });
-        if (targeting.status !== 200 || config.status !== 200) stored = false;
-      }
+      const saved = await app.replaceFeatures(definitions);
+      const stored = saved.every(({ targeting, config }) => targeting.status === 200 && config.status === 200);
       if (!stored) continue;
       storedRulesets++;
       const rules = (await request<{ features: FeatureDefinition[] }>(app.server.url, "GET", "/features", { token: app.keys.production.secretKey })).body.features;

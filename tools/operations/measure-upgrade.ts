@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { STORE_UPGRADES } from "../../src/service/store-upgrades.js";
+import { STORE_UPGRADES } from "../../src/composition/store-upgrades.js";
 import { LmdbStore } from "../../src/storage/lmdb-store.js";
 import { migrateStore, SCHEMA_VERSION } from "../../src/storage/schema-version.js";
 import type { CompanyRecord, UserRecord } from "../../src/tracking/tracking-records.js";
@@ -26,8 +26,8 @@ try {
       for (let index = from; index < Math.min(count, from + BATCH); index++) {
         const user: UserRecord = { id: `u${index}`, attributes: { name: `User ${index}`, role: "admin" }, firstSeen: 1, lastSeen: 1, lastCompanyId: null, lastCompanyAt: null };
         const company: CompanyRecord = { id: `c${index}`, attributes: { name: `Company ${index}`, plan: "pro", seats: index % 300 }, firstSeen: 1, lastSeen: 1 };
-        store.table<UserRecord>("users").put(userKey(ENVIRONMENT, user.id), user);
-        store.table<CompanyRecord>("companies").put(companyKey(ENVIRONMENT, company.id), company);
+        store.table("users").put(userKey(ENVIRONMENT, user.id), user);
+        store.table("companies").put(companyKey(ENVIRONMENT, company.id), company);
       }
     });
   }

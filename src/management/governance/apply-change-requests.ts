@@ -6,7 +6,7 @@
  */
 import type { Actor } from "../../accounts/principal.js";
 import type { ErrorData } from "../../errors/catalogue.js";
-import { prepareTargeting, type PreparedTargeting } from "../../segments/inline.js";
+import { prepareTargeting, type PreparedTargeting } from "../segments/inline.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { historyLink, type ApplyContext, type Appliers } from "../apply-context.js";
 import type { ChangeEnvelope } from "../changes.js";

@@ -7,8 +7,8 @@
  */
 import type { Actor } from "../../accounts/principal.js";
 import type { ErrorData } from "../../errors/catalogue.js";
-import { planImport } from "../../operations/import-plan.js";
-import { segmentRefs } from "../../segments/inline.js";
+import { planImport } from "../operations/import-plan.js";
+import { segmentRefs } from "../segments/inline.js";
 import type { ApplyContext } from "../apply-context.js";
 import type { ChangeOf, ChangeType, ManagementChange } from "../changes.js";
 import { PolicyRepository } from "./policy.js";
@@ -91,7 +91,7 @@ export function actsAsOwner(context: ApplyContext, actor: Actor): boolean {
 
 /** Whether any environment requires approval at all: the usual answer is no, and then nothing else is read. */
 function anyApprovalRequired(context: ApplyContext): boolean {
-  for (const { value } of context.store.table<{ requireApproval: boolean }>("policies").range({})) if (value.requireApproval) return true;
+  for (const { value } of context.store.table("policies").range({})) if (value.requireApproval) return true;
   return false;
 }
 

@@ -6,7 +6,7 @@ export class ChangeRequestRepository {
   constructor(private readonly store: KvStore) {}
 
   private get requests() {
-    return this.store.table<ChangeRequestRecord>("changeRequests");
+    return this.store.table("changeRequests");
   }
 
   get(environmentId: string, requestId: string): ChangeRequestRecord | undefined {

@@ -1,6 +1,7 @@
 /** Each environment's approval policy (API.md §15), stored per environment id; an environment never set has the defaults. */
 import type { KvStore } from "../../storage/kv.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
+import type { ChangeRequestRecord } from "./change-request-records.js";
 
 export interface EnvironmentPolicy {
   requireApproval: boolean;
@@ -21,7 +22,7 @@ export class PolicyRepository {
   constructor(private readonly store: KvStore) {}
 
   private get policies() {
-    return this.store.table<EnvironmentPolicy>("policies");
+    return this.store.table("policies");
   }
 
   policyOf(environment: Pick<EnvironmentRecord, "id" | "name">): EnvironmentPolicy {
@@ -31,5 +32,13 @@ export class PolicyRepository {
   /** Inside a write transaction. */
   putPolicy(environmentId: string, policy: EnvironmentPolicy): void {
     this.policies.put(environmentId, policy);
+  }
+}
+
+declare module "../../storage/kv.js" {
+  /** The value types of the tables governance owns (see TableValues). */
+  interface TableValues {
+    policies: EnvironmentPolicy;
+    changeRequests: ChangeRequestRecord;
   }
 }

@@ -1,6 +1,6 @@
-import type { HttpMethod } from "../kit/router.js";
-import type { RouteSpec } from "../kit/route.js";
-import type { Services } from "../kit/services.js";
+import type { HttpMethod } from "../core/router.js";
+import type { RouteSpec } from "../core/route.js";
+import type { Services } from "../core/services.js";
 import { AUDIT_ROUTES } from "../management/audit-routes.js";
 import { MEMBER_ROUTES } from "./member-routes.js";
 import { SESSION_ROUTES } from "./session-routes.js";

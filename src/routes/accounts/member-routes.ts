@@ -1,13 +1,13 @@
 import { ok, withHeaders } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import type { ApiRequest } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
 import { CompleteResetBody, CreateMemberBody, UpdateMemberBody } from "../../accounts/account-schemas.js";
-import type { Services } from "../kit/services.js";
-import { behindTls } from "../kit/csrf.js";
+import type { Services } from "../core/services.js";
+import { behindTls } from "../core/csrf.js";
 import { presentMember, type MemberRecord } from "../../accounts/account-records.js";
 import { digestSecret, newMemberId, newResetId, newResetSecret } from "../../accounts/secrets.js";
 

@@ -1,11 +1,11 @@
 import { ok, withHeaders } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
 import { CreateTokenBody } from "../../accounts/account-schemas.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { NO_STORE } from "./member-routes.js";
 import { memberIdOf, type ManagementPrincipal } from "../../accounts/principal.js";
 import { presentToken } from "../../accounts/account-records.js";

@@ -4,12 +4,12 @@
  * `<base>/envs/<envSegment>/features/<featureSegment>`, which redirects to that feature's dashboard page (§9).
  */
 import { errorFor } from "../../http/responses.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
-import { escapeHtml, htmlPage, pageHeaders } from "../kit/html-page.js";
+import { escapeHtml, htmlPage, pageHeaders } from "../core/html-page.js";
 
 type Context = RouteContext<Services>;
 

@@ -1,6 +1,6 @@
 import { errorFor, ok } from "../../http/responses.js";
-import type { RouteContext, RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import type { RouteContext, RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { preferredEncoding } from "../../evaluation/answer-encoding.js";
 import { StaticAssets, type StaticAsset } from "./static-assets.js";

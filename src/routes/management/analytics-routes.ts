@@ -1,18 +1,18 @@
 import * as v from "valibot";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
 import { ok } from "../../http/responses.js";
-import { schemaBody } from "../kit/schema-body.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { schemaBody } from "../core/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import type { FeatureRecord } from "../../features/feature-records.js";
 import { FeatureKey } from "../../schemas/admin.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
 import { AnalyticsQueries } from "../../analytics/queries.js";
-import { submitChange } from "../kit/submit.js";
+import { submitChange } from "../core/submit.js";
 import { getAnalyticsSettings, PutAnalyticsSettingsBody } from "../../analytics/settings.js";
 import { resolveWindow, type AnalyticsWindow } from "../../analytics/window.js";
 

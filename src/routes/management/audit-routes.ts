@@ -1,9 +1,9 @@
 import { ok, withHeaders } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { submitChange } from "../kit/submit.js";
-import type { Services } from "../kit/services.js";
+import { submitChange } from "../core/submit.js";
+import type { Services } from "../core/services.js";
 import { newAdminToken } from "../../accounts/admin-token.js";
 import { digestKey, maskKey } from "../../tenancy/identifiers.js";
 import { parseListQuery } from "../../storage/cursor.js";

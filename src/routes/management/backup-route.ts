@@ -8,16 +8,15 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { managementRoute, BODY_LIMITS, type RouteContext } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { managementRoute, BODY_LIMITS, type RouteContext } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { StreamResponse, StreamSink } from "../../http/types.js";
-import type { RouteSpec } from "../kit/route.js";
+import type { RouteSpec } from "../core/route.js";
 import { ADMIN_TOKEN_FILE } from "../../accounts/admin-token.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { submitChange } from "../kit/submit.js";
-import type { Services } from "../kit/services.js";
-import { applyEverythingLogged } from "../../cluster/logged-barrier.js";
-import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "../../operations/backup-format.js";
+import { submitChange } from "../core/submit.js";
+import type { Services } from "../core/services.js";
+import { BACKUP_FORMAT, BACKUP_MAGIC, BackupDigest, entryLine, manifestLine, type BackupManifest } from "../../management/operations/backup-format.js";
 
 const WORK_DIR_PREFIX = ".backup-in-progress-";
 const CHUNK_BYTES = 1024 * 1024;
@@ -89,7 +88,7 @@ async function backup(context: RouteContext<Services>): Promise<StreamResponse> 
   const { store, config } = services;
   if (!store.copyTo) throw new ServiceError("CONFLICT", `The ${store.kind} store cannot be backed up online; stop the service and copy ${config.dataDir}.`);
   const at = new Date();
-  if (services.cluster) await applyEverythingLogged(services.cluster);
+  if (services.cluster) await services.cluster.applyEverythingLogged();
   removeStaleWorkDirs(config.dataDir);
   const work = mkdtempSync(join(config.dataDir, WORK_DIR_PREFIX));
   active.add(work);

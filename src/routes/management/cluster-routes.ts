@@ -1,7 +1,7 @@
 import { ok } from "../../http/responses.js";
-import { managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import type { Services } from "../kit/services.js";
+import { managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import type { Services } from "../core/services.js";
 
 /**
  * `GET /admin/cluster` (`switchyard cluster status`): every node's last reported position in both logs and its lag
@@ -13,7 +13,7 @@ export const CLUSTER_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
     "/admin/cluster",
     managementRoute<Services>("read", 0, async ({ services }) => {
       if (services.cluster === undefined) return ok({ cluster: null });
-      return ok({ cluster: { self: services.cluster.config.nodeId, ...(await services.cluster.clusterStatus()) } });
+      return ok({ cluster: { self: services.cluster.nodeId, ...(await services.cluster.clusterStatus()) } });
     }),
   ],
 ];

@@ -1,12 +1,12 @@
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { key, lastKeyPart, prefixRange } from "../../storage/kv.js";
 import type { CompanyRecord, UserRecord } from "../../tracking/tracking-records.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -30,7 +30,7 @@ function listRoute(table: "companies" | "users"): RouteSpec<Services> {
     const start = after !== undefined && after >= prefix ? `${key(environment.id, after)}\u0000` : lower;
     const end = prefix === "" ? all.end : `${lower}\uffff`;
     const items = [];
-    for (const entry of context.services.store.table<CompanyRecord | UserRecord>(table).range({ start: start < all.start ? all.start : start, end, limit: limit + 1 })) {
+    for (const entry of context.services.store.table(table).range({ start: start < all.start ? all.start : start, end, limit: limit + 1 })) {
       const record = entry.value;
       items.push({ id: lastKeyPart(entry.key), attributes: record.attributes, firstSeen: iso(record.firstSeen), lastSeen: iso(record.lastSeen) });
     }

@@ -1,12 +1,12 @@
 import { ok } from "../../http/responses.js";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { isSwitchedOn, type FeatureRecord, type HistoryEntry } from "../../features/feature-records.js";
 import { staleFlags } from "../mcp/stale-flags.js";
-import type { Services } from "../kit/services.js";
-import type { EvaluateJob } from "../../jobs/protocol.js";
+import type { Services } from "../core/services.js";
+import type { EvaluateJob } from "../../serving/protocol.js";
 import { presentFeature } from "./present.js";
 
 type Context = RouteContext<Services>;
@@ -69,7 +69,7 @@ export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services
         minFlagStateVersion: services.flagStates.current(environment.id),
         query: context.request.query,
         onlyEnabled: false,
-        attributeEpoch: services.evaluationCache.attributeEpoch(environment.id),
+        attributeEpoch: services.evaluation.attributeEpoch(environment.id),
         // Fresh attributes every time: "try it" right after tracking a company must see what was tracked.
         attributeCacheMs: 0,
       };

@@ -1,20 +1,20 @@
 /** Flags as files (API.md §13.2): export an app's flags as a document, import one with or without a dry run. */
-import { appOrNotFound } from "../kit/route-lookups.js";
+import { appOrNotFound } from "../core/route-lookups.js";
 import { MAX_JSON_DEPTH, parseJsonBody } from "../../schemas/json-body.js";
 import { findLoneSurrogate } from "../../schemas/well-formed.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
-import { SegmentRepository } from "../../segments/segment-repository.js";
-import type { Services } from "../kit/services.js";
-import { StageRepository } from "../../stages/stage-repository.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
+import { SegmentRepository } from "../../management/segments/segment-repository.js";
+import type { Services } from "../core/services.js";
+import { StageRepository } from "../../features/stage-repository.js";
 import { newFeatureId, randomBase62 } from "../../tenancy/identifiers.js";
 import type { AppRecord } from "../../tenancy/tenancy-records.js";
-import { byName, exportDocument, readAppFlags, type FlagRepositories } from "../../operations/app-flags.js";
-import { validateFlagsDocument, type FlagsDocument, type ImportWarning } from "../../operations/flags-document.js";
-import { planImport, type ImportAnswer, type ImportIds } from "../../operations/import-plan.js";
+import { byName, exportDocument, readAppFlags, type FlagRepositories } from "../../management/operations/app-flags.js";
+import { validateFlagsDocument, type FlagsDocument, type ImportWarning } from "../../management/operations/flags-document.js";
+import { planImport, type ImportAnswer, type ImportIds } from "../../management/operations/import-plan.js";
 
 type Context = RouteContext<Services>;
 

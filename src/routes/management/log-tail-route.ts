@@ -1,11 +1,11 @@
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { lastSequence, type LogTable } from "../../tracking/append-log.js";
 import { encodeCursor, MAX_LIST_LIMIT } from "../../storage/cursor.js";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
 
 const LOGS: [string, LogTable][] = [
   ["events", "events"],

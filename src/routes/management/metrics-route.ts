@@ -1,6 +1,6 @@
-import { managementRoute, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import type { Services } from "../kit/services.js";
+import { managementRoute, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import type { Services } from "../core/services.js";
 
 /**
  * `GET /metrics` (API.md §11): Prometheus text format, protected like the management API (`read`: the admin token,

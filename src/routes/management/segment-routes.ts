@@ -1,22 +1,22 @@
 /** Segments per app and their member companies per environment (API.md §10); every write is a change. */
-import { appOrNotFound } from "../kit/route-lookups.js";
+import { appOrNotFound } from "../core/route-lookups.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import { ServiceError, type ValidationIssue } from "../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
 import { validateFilterTree } from "../../schemas/rules.js";
 import { CreateSegmentBody, UpdateSegmentBody } from "../../schemas/segments.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { randomBase62 } from "../../tenancy/identifiers.js";
 import { checkListLimit, DEFAULT_LIST_LIMIT } from "../../storage/cursor.js";
-import { findCycle, segmentRefs } from "../../segments/inline.js";
-import { segmentMembers } from "../../segments/members.js";
-import type { SegmentRecord } from "../../segments/segment-records.js";
-import { SegmentRepository } from "../../segments/segment-repository.js";
-import { segmentUsage } from "../../segments/segment-usage.js";
-import { StageRepository } from "../../stages/stage-repository.js";
+import { findCycle, segmentRefs } from "../../management/segments/inline.js";
+import { segmentMembers } from "../../management/segments/members.js";
+import type { SegmentRecord } from "../../management/segments/segment-records.js";
+import { SegmentRepository } from "../../management/segments/segment-repository.js";
+import { segmentUsage } from "../../management/segments/segment-usage.js";
+import { StageRepository } from "../../features/stage-repository.js";
 import type { AppRecord } from "../../tenancy/tenancy-records.js";
 
 type Context = RouteContext<Services>;

@@ -1,21 +1,21 @@
 /** Release stages per app and putting a feature in one (API.md §10); every write is a change (src/management). */
-import { appOrNotFound } from "../kit/route-lookups.js";
+import { appOrNotFound } from "../core/route-lookups.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import { ServiceError, type ValidationIssue } from "../../errors/catalogue.js";
 import type { StagedFeature } from "../../management/changes.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
 import { CreateStageBody, SetFeatureStageBody, UpdateStageBody } from "../../schemas/stages.js";
 import { validateTargeting } from "../../schemas/rules.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { randomBase62 } from "../../tenancy/identifiers.js";
 import type { AppRecord } from "../../tenancy/tenancy-records.js";
-import type { StageRecord } from "../../stages/stage-records.js";
-import { StageRepository } from "../../stages/stage-repository.js";
-import { segmentRefs } from "../../segments/inline.js";
-import { SegmentRepository } from "../../segments/segment-repository.js";
+import type { StageRecord } from "../../features/stage-records.js";
+import { StageRepository } from "../../features/stage-repository.js";
+import { segmentRefs } from "../../management/segments/inline.js";
+import { SegmentRepository } from "../../management/segments/segment-repository.js";
 import type { KvStore } from "../../storage/kv.js";
 
 type Context = RouteContext<Services>;

@@ -1,14 +1,14 @@
 import * as v from "valibot";
-import { environmentOrNotFound } from "../kit/route-lookups.js";
+import { environmentOrNotFound } from "../core/route-lookups.js";
 import { ok } from "../../http/responses.js";
-import { schemaBody } from "../kit/schema-body.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { schemaBody } from "../core/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import { submitChange } from "../kit/submit.js";
+import { submitChange } from "../core/submit.js";
 import { FeatureKey } from "../../schemas/admin.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { getSurveyRule, listSurveyRules, PutSurveyBody } from "../../surveys/survey-rules.js";
 
 type Context = RouteContext<Services>;
@@ -18,7 +18,7 @@ function featureKeyParam(context: Context): string {
   return parseOrThrow(v.safeParse, FeatureKey, context.params.key, "INVALID_REQUEST");
 }
 
-/** Feedback survey rules per environment and feature (issue 18 §5; docs/API.md "Feedback surveys"). */
+/** Feedback survey rules per environment and feature (docs/API.md "Automated feedback surveys"). */
 export const SURVEY_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "GET",

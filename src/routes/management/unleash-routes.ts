@@ -4,17 +4,17 @@
  * Unleash token is sent to Unleash only: never stored, logged or audited.
  */
 import * as v from "valibot";
-import { appOrNotFound } from "../kit/route-lookups.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { appOrNotFound } from "../core/route-lookups.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { toValidationIssues } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { dryRunOf, flagRepositories, importDocument, validDocument } from "./flags-routes.js";
-import { readAppFlags } from "../../operations/app-flags.js";
-import { mapUnleash } from "../../operations/unleash-mapping.js";
-import { UnleashEnvironmentsSchema, UnleashFeatureListSchema, UnleashFeatureSchema, UnleashProjectsSchema, UnleashSegmentsSchema } from "../../operations/unleash-schemas.js";
+import { readAppFlags } from "../../management/operations/app-flags.js";
+import { mapUnleash } from "../../management/operations/unleash-mapping.js";
+import { UnleashEnvironmentsSchema, UnleashFeatureListSchema, UnleashFeatureSchema, UnleashProjectsSchema, UnleashSegmentsSchema } from "../../management/operations/unleash-schemas.js";
 
 /** API.md §13.3: each call to Unleash gets this long. */
 const CALL_TIMEOUT_MS = 10_000;

@@ -9,13 +9,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FeatureEventItem } from "../../schemas/tracking.js";
 import type { KvStore } from "../../storage/kv.js";
 import { planApp, TenancyRepository } from "../../tenancy/tenancy-repository.js";
-import { applyTracking } from "../../tracking/apply.js";
+import { applyTracking } from "../../../bench/support/direct-tracking.js";
 import { EvaluationRecency } from "./evaluation-recency.js";
 import { openStore } from "../../../test/support/stores.js";
-import { registerTrackingProjections } from "../../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);

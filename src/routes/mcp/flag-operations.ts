@@ -7,12 +7,12 @@
 import { AnalyticsQueries } from "../../analytics/queries.js";
 import { getAnalyticsSettings } from "../../analytics/settings.js";
 import { resolveWindow } from "../../analytics/window.js";
-import type { RouteContext } from "../kit/route.js";
+import type { RouteContext } from "../core/route.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import type { FeatureRecord } from "../../features/feature-records.js";
-import { submitChange } from "../kit/submit.js";
+import { submitChange } from "../core/submit.js";
 import { validateTargeting } from "../../schemas/rules.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { newFeatureId } from "../../tenancy/identifiers.js";
 import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { staleFlags } from "./stale-flags.js";

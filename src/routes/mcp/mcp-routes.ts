@@ -5,12 +5,12 @@
  * protected-resource metadata, which is where an editor starts the OAuth flow.
  */
 import type { ManagementPrincipal } from "../../accounts/principal.js";
-import { bearerToken } from "../kit/auth.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { bearerToken } from "../core/auth.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { AUTHORIZE_ROUTES } from "./oauth/authorize-routes.js";
 import { OAUTH_METADATA_ROUTES } from "./oauth/metadata-routes.js";
 import { REGISTER_ROUTES } from "./oauth/register-route.js";

@@ -14,11 +14,11 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ManagementPrincipal } from "../../accounts/principal.js";
 import { authorize } from "../../accounts/permissions.js";
-import type { RouteContext } from "../kit/route.js";
+import type { RouteContext } from "../core/route.js";
 import { findLoneSurrogate } from "../../schemas/well-formed.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { toValidationIssues } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { TOOLS, type Tool } from "./tools.js";
 
 const SERVER_INFO = { name: "switchyard", version: "0.1.0" };

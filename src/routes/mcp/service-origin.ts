@@ -1,4 +1,4 @@
-import { behindTls } from "../kit/csrf.js";
+import { behindTls } from "../core/csrf.js";
 import type { ApiRequest } from "../../http/types.js";
 
 /**

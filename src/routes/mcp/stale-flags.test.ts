@@ -10,13 +10,12 @@ import { FeatureRepository } from "../../features/feature-repository.js";
 import type { FeatureEventItem } from "../../schemas/tracking.js";
 import type { KvStore } from "../../storage/kv.js";
 import { planApp, TenancyRepository } from "../../tenancy/tenancy-repository.js";
-import { applyTracking, evaluationRow, recordEvaluations } from "../../tracking/apply.js";
+import { applyTracking, recordEvaluations } from "../../../bench/support/direct-tracking.js";
+import { evaluationRow } from "../../tracking/tracking-writer.js";
 import { staleFlags, uniformRulesAnswer } from "./stale-flags.js";
 import { openStore } from "../../../test/support/stores.js";
-import { registerTrackingProjections } from "../../jobs/projections.js";
 
 // Analytics and survey state derive from tracking only where they are registered, as every serving thread does.
-registerTrackingProjections();
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 25, 12);

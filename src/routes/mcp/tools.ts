@@ -4,8 +4,8 @@
  */
 import type * as v from "valibot";
 import type { Permission } from "../../accounts/roles.js";
-import type { RouteContext } from "../kit/route.js";
-import type { Services } from "../kit/services.js";
+import type { RouteContext } from "../core/route.js";
+import type { Services } from "../core/services.js";
 import { createFlag, FEEDBACK_LIMIT, flagUsage, getFlag, listApps, listFeedback, listFlags, setFlagTargeting } from "./flag-operations.js";
 import { CreateFlagInput, FlagUsageInput, GetFlagInput, ListAppsInput, ListFeedbackInput, ListFlagsInput, SetFlagTargetingInput } from "./tool-inputs.js";
 import { STALE_DAYS } from "./stale-flags.js";

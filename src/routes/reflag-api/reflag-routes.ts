@@ -4,23 +4,23 @@
  * credential is a management one (an API token, the admin token, a member session) and its role is checked by the
  * one role table like every `/admin` route.
  */
-import { appOrNotFound } from "../kit/route-lookups.js";
+import { appOrNotFound } from "../core/route-lookups.js";
 import * as v from "valibot";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { schemaBody } from "../kit/schema-body.js";
+import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { schemaBody } from "../core/schema-body.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { displayName, type FeatureRecord } from "../../features/feature-records.js";
-import { envelopeFor, submitChange } from "../kit/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
 import { CreateFlagBody, FlagsQuery } from "../../schemas/reflag.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { newFeatureId } from "../../tenancy/identifiers.js";
 import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { ORG, presentReflagApp, presentReflagFlag, presentReflagUser, presentRemoteConfigs, type ReflagStage } from "./present.js";
 import { stageOf } from "./stages.js";
-import { StageRepository } from "../../stages/stage-repository.js";
+import { StageRepository } from "../../features/stage-repository.js";
 
 type Context = RouteContext<Services>;
 

@@ -1,7 +1,7 @@
 /** A feature's release stage as the Reflag CLI shows it: `{id, name, order}` of the app's stage, or null. */
 import type { FeatureRecord } from "../../features/feature-records.js";
-import type { Services } from "../kit/services.js";
-import { StageRepository } from "../../stages/stage-repository.js";
+import type { Services } from "../core/services.js";
+import { StageRepository } from "../../features/stage-repository.js";
 import type { ReflagStage } from "./present.js";
 
 export function stageOf(services: Services, appId: string, feature: FeatureRecord): ReflagStage | null {

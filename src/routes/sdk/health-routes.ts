@@ -1,6 +1,6 @@
 import { ok } from "../../http/responses.js";
-import type { RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import type { RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 
 /** What /health needs to know: the projection's lag, and in cluster mode the node's state (absent alone). */
 interface HealthSource {

@@ -1,9 +1,9 @@
-import { environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
-import type { Services } from "../kit/services.js";
-import type { LiveStreamHub } from "../../live/live-stream-hub.js";
+import type { Services } from "../core/services.js";
+import type { LiveStreamHub } from "../../features/live-stream-hub.js";
 import { withPrompts } from "./prompting-routes.js";
 
 /** Response headers of every stream. `x-accel-buffering` stops nginx-style proxies from holding the events back. */

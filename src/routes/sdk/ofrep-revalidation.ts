@@ -1,4 +1,4 @@
-import { BoundedMap } from "../../caching/bounded-map.js";
+import { BoundedMap } from "../../storage/bounded-map.js";
 
 interface Validator {
   etag: string;

@@ -1,14 +1,13 @@
 import { hash } from "node:crypto";
-import { environmentOf, BODY_LIMITS, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
-import { bearerToken } from "../kit/auth.js";
-import type { Services } from "../kit/services.js";
+import { environmentOf, BODY_LIMITS, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
+import { bearerToken } from "../core/auth.js";
+import type { Services } from "../core/services.js";
 import type { ApiRequest, ApiResponse, StreamResponse } from "../../http/types.js";
 import { ERRORS, ServiceError } from "../../errors/catalogue.js";
-import type { EvaluateJob, JobResult, OfrepRequest } from "../../jobs/protocol.js";
-import { ofrepError } from "../../jobs/ofrep-job.js";
-import { refetchEvaluationFrame } from "../../live/sse-frames.js";
-import { evaluateEnabledReplicated } from "./replicated-tracking.js";
+import type { EvaluateJob, JobResult, OfrepRequest } from "../../serving/protocol.js";
+import { ofrepError } from "../../serving/evaluation/ofrep-job.js";
+import { refetchEvaluationFrame } from "../../features/sse-frames.js";
 import { OfrepRevalidation, ifNoneMatchHolds } from "./ofrep-revalidation.js";
 
 /** Scripts on other origins read the ETag to send it back as `If-None-Match`. */
@@ -58,7 +57,7 @@ function jobOf(services: Services, environmentId: string, request: ApiRequest, o
     minFlagStateVersion: services.flagStates.current(environmentId),
     query: "",
     onlyEnabled: false,
-    attributeEpoch: services.evaluationCache.attributeEpoch(environmentId),
+    attributeEpoch: services.evaluation.attributeEpoch(environmentId),
     attributeCacheMs: services.config.evaluationCacheMs,
     ofrep: { ...ofrep, body: request.body, contentType: request.headers["content-type"] },
   };
@@ -80,40 +79,39 @@ function evaluateBulk(context: RouteContext<Services>): ApiResponse | Promise<Ap
   const { environmentId } = environmentOf(context.principal);
   const { services, request } = context;
   const publishableKey = publishableKeyOf(context);
-  const job = jobOf(services, environmentId, request, publishableKey === undefined ? {} : { publishableKey });
   const revalidation = revalidationOf(services);
   const body = request.body ?? Buffer.alloc(0);
   // The answer is a function of the environment, the key (its event stream) and the body (the context and its type).
   const memoKey = `${environmentId}\u0000${publishableKey ?? ""}\u0000${request.headers["content-type"] ?? ""}\u0000${hash("sha1", body, "base64")}`;
   const ifNoneMatch = request.headers["if-none-match"];
-  if (ifNoneMatch !== undefined) {
-    const etag = revalidation.current(memoKey, job.minFlagStateVersion, job.attributeEpoch);
-    if (etag !== undefined && ifNoneMatchHolds(ifNoneMatch, etag)) return notModified(etag);
-  }
-  const finish = (answer: JobResult): ApiResponse => {
-    const etag = answer.headers?.etag;
-    if (answer.status !== 200 || etag === undefined) return exposed(answer);
-    revalidation.remember(memoKey, etag, job.minFlagStateVersion, job.attributeEpoch);
-    return ifNoneMatchHolds(ifNoneMatch, etag) ? notModified(etag) : exposed(answer);
-  };
-  const { executor } = services;
-  if (executor.evaluateNow !== undefined) return finish(executor.evaluateNow(job));
-  return executor.run(job).then(finish);
+  // The version and attribute epoch a 304 stands on are read after acknowledged attribute calls are projected.
+  return services.evaluation.afterAttributes(environmentId, () => {
+    const job = jobOf(services, environmentId, request, publishableKey === undefined ? {} : { publishableKey });
+    if (ifNoneMatch !== undefined) {
+      const etag = revalidation.current(memoKey, job.minFlagStateVersion, job.attributeEpoch);
+      if (etag !== undefined && ifNoneMatchHolds(ifNoneMatch, etag)) return notModified(etag);
+    }
+    const finish = (answer: JobResult): ApiResponse => {
+      const etag = answer.headers?.etag;
+      if (answer.status !== 200 || etag === undefined) return exposed(answer);
+      revalidation.remember(memoKey, etag, job.minFlagStateVersion, job.attributeEpoch);
+      return ifNoneMatchHolds(ifNoneMatch, etag) ? notModified(etag) : exposed(answer);
+    };
+    const answer = services.evaluation.evaluateOfrep(job, false);
+    return answer instanceof Promise ? answer.then(finish) : finish(answer);
+  });
 }
 
 /**
- * `POST /ofrep/v1/evaluate/flags/{key}`: one flag, and its `check` event logged without waiting (API.md §14). Runs
- * as a job (not `evaluateNow`), so that the event travels with it as `/features/enabled`'s do.
+ * `POST /ofrep/v1/evaluate/flags/{key}`: one flag, and its `check` event logged without waiting (API.md §14), as
+ * `/features/enabled`'s events are.
  */
 function evaluateFlag(context: RouteContext<Services>): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
   const { services, request } = context;
-  const job = jobOf(services, environmentId, request, { flagKey: context.params.key! });
-  if (services.cluster !== undefined) return exposed(evaluateEnabledReplicated(services.cluster, services.cluster.jobContext, job));
-  return services.executor.run(job).then((answer) => {
-    // Answered before its event is committed: the projector is told it is on its way.
-    services.projection.appended();
-    return exposed(answer);
+  return services.evaluation.afterAttributes(environmentId, () => {
+    const answer = services.evaluation.evaluateOfrep(jobOf(services, environmentId, request, { flagKey: context.params.key! }), true);
+    return answer instanceof Promise ? answer.then(exposed) : exposed(answer);
   });
 }
 

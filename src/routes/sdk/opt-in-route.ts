@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { parseJsonBody, SDK_BODY } from "../../schemas/json-body.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { OptInBody } from "./opt-in-body.js";
 import { ANONYMOUS_ACTOR } from "../../accounts/principal.js";
 import { newEnvelope } from "../../management/envelope.js";

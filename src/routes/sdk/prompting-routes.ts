@@ -1,5 +1,5 @@
 /**
- * The automated feedback protocol of the browser SDKs (issue 18 §5; src/sse.ts and src/feedback/ of
+ * The automated feedback protocol of the browser SDKs (API.md "Automated feedback surveys"; src/sse.ts and src/feedback/ of
  * `@bucketco/browser-sdk` 3.3.3 and `@reflag/browser-sdk` 1.6.1), served by Switchyard itself (`sseBaseUrl` = the
  * service's address) in place of Bucket's Ably-based messaging:
  *
@@ -18,13 +18,13 @@ import * as v from "valibot";
 import { parseJsonBody, SDK_BODY } from "../../schemas/json-body.js";
 import { toWellFormed } from "../../schemas/well-formed.js";
 import { ok } from "../../http/responses.js";
-import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse, StreamResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { IdSchema } from "../../schemas/tracking-fields.js";
 import { parseOrThrow } from "../../schemas/issues.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { digestKey, randomBase62 } from "../../tenancy/identifiers.js";
 
 /** A token request must be redeemed within this time. */

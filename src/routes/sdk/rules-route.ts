@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { okText } from "../../http/responses.js";
-import { environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../../features/wait-for-version.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { displayName, isSwitchedOn, servedTargetingRules } from "../../features/feature-records.js";
 
 interface PreparedRules {

@@ -1,10 +1,9 @@
-import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../kit/route.js";
-import type { HttpMethod } from "../kit/router.js";
+import { BODY_LIMITS, environmentOf, type RouteContext, type RouteSpec } from "../core/route.js";
+import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
 import type { TrackingCall } from "../../schemas/tracking.js";
-import type { Services } from "../kit/services.js";
+import type { Services } from "../core/services.js";
 import { promptingAfterTracking } from "./prompting-routes.js";
-import { trackReplicated } from "./replicated-tracking.js";
 import { mayChangeAttributes } from "../../tracking/attribute-writes.js";
 
 /** A user with a feedback prompt stream open may qualify for a survey once the call is projected. */
@@ -24,13 +23,7 @@ function track(call: TrackingCall) {
     // a batch may be held until the projection caught up a little.
     const held = services.projection.admit(call === "bulk" || call === "feature-events");
     if (held !== undefined) await held;
-    // Cluster mode: through the replicated tracking log; caches learn of changes when the log is applied here.
-    if (services.cluster !== undefined) {
-      const replicated = await trackReplicated(services.cluster, services.store, environmentId, call, context.request.body, context.request.headers["content-type"]);
-      if (replicated.status === 200 && mayChangeAttributes(call, context.request.body)) services.projection.attributeWrites.acknowledged(environmentId);
-      return replicated;
-    }
-    const response = await services.executor.run({
+    const response = await services.trackingLog.track({
       kind: "track",
       environmentId,
       call,
@@ -39,9 +32,9 @@ function track(call: TrackingCall) {
       receivedAt: Date.now(),
     });
     if (response.status === 200) {
-      // Logged: the projector applies it (and tells the evaluation cache of changed attributes when it has).
+      // Evaluations in this environment wait for attribute calls acknowledged before them (remote context reads
+      // what its caller was told is stored).
       if (mayChangeAttributes(call, context.request.body)) services.projection.attributeWrites.acknowledged(environmentId);
-      services.projection.appended();
       promptWhenProjected(services, environmentId, call, context.request.body);
     }
     return response;

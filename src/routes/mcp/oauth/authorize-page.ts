@@ -3,7 +3,7 @@
  * dashboard in this browser, else a sign-in and approve form. No script, no external assets; the dashboard's look
  * (colours, type, a card) in one inline style sheet.
  */
-import { escapeHtml, htmlPage, pageHeaders } from "../../kit/html-page.js";
+import { escapeHtml, htmlPage, pageHeaders } from "../../core/html-page.js";
 
 export const PAGE_HEADERS = pageHeaders("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
 

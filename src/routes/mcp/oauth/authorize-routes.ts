@@ -5,18 +5,18 @@
  * throttled and audited exactly like `POST /admin/session`.
  */
 import { normaliseEmail } from "../../../accounts/account-repository.js";
-import { checkOrigin } from "../../kit/csrf.js";
+import { checkOrigin } from "../../core/csrf.js";
 import { ANONYMOUS_ACTOR } from "../../../accounts/principal.js";
-import { readCookie, SESSION_COOKIE } from "../../kit/cookies.js";
+import { readCookie, SESSION_COOKIE } from "../../core/cookies.js";
 import type { MemberRecord } from "../../../accounts/account-records.js";
 import { csrfTokenFor, digestSecret } from "../../../accounts/secrets.js";
 import { timingSafeEqual } from "node:crypto";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
-import type { HttpMethod } from "../../kit/router.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../core/route.js";
+import type { HttpMethod } from "../../core/router.js";
 import type { ApiResponse } from "../../../http/types.js";
 import { ServiceError } from "../../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../../kit/submit.js";
-import type { Services } from "../../kit/services.js";
+import { envelopeFor, submitChange } from "../../core/submit.js";
+import type { Services } from "../../core/services.js";
 import { randomBase62 } from "../../../tenancy/identifiers.js";
 import { serviceOrigin } from "../service-origin.js";
 import { approvalPage, errorPage, PAGE_HEADERS } from "./authorize-page.js";

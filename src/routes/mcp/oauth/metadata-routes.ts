@@ -3,10 +3,10 @@
  * metadata naming this service as the authorization server, and RFC 8414 authorization-server metadata.
  */
 import { ok, withHeaders } from "../../../http/responses.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
-import type { HttpMethod } from "../../kit/router.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../core/route.js";
+import type { HttpMethod } from "../../core/router.js";
 import type { ApiResponse } from "../../../http/types.js";
-import type { Services } from "../../kit/services.js";
+import type { Services } from "../../core/services.js";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, serviceOrigin } from "../service-origin.js";
 import { AUTHORIZATION_SERVER_METADATA_PATH, OAUTH_PATHS } from "./endpoints.js";
 

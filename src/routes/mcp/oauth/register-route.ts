@@ -5,13 +5,13 @@
  */
 import * as v from "valibot";
 import { parseJsonBody } from "../../../schemas/json-body.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
-import type { HttpMethod } from "../../kit/router.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../core/route.js";
+import type { HttpMethod } from "../../core/router.js";
 import type { ApiResponse } from "../../../http/types.js";
 import { ServiceError } from "../../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../../kit/submit.js";
+import { envelopeFor, submitChange } from "../../core/submit.js";
 import { ANONYMOUS_ACTOR } from "../../../accounts/principal.js";
-import type { Services } from "../../kit/services.js";
+import type { Services } from "../../core/services.js";
 import { randomBase62 } from "../../../tenancy/identifiers.js";
 import { OAUTH_PATHS } from "./endpoints.js";
 import { oauthError, oauthJson } from "./oauth-responses.js";

@@ -6,12 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import { digestSecret, newApiTokenSecret, newTokenId } from "../../../accounts/secrets.js";
-import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../kit/route.js";
-import type { HttpMethod } from "../../kit/router.js";
+import { BODY_LIMITS, type RouteContext, type RouteSpec } from "../../core/route.js";
+import type { HttpMethod } from "../../core/router.js";
 import type { ApiResponse } from "../../../http/types.js";
 import { ServiceError } from "../../../errors/catalogue.js";
-import { envelopeFor, submitChange } from "../../kit/submit.js";
-import type { Services } from "../../kit/services.js";
+import { envelopeFor, submitChange } from "../../core/submit.js";
+import type { Services } from "../../core/services.js";
 import { sameSecret } from "../../../accounts/secrets.js";
 import { OAUTH_PATHS } from "./endpoints.js";
 import { formParams, oauthError, oauthJson } from "./oauth-responses.js";
