@@ -38,13 +38,17 @@ export function walkThroughSteps(markdown: string, title: string): WalkThroughSt
   });
 }
 
-/** Runs the steps in `dir` against the service on `port` (passwords from `dir/password`) and checks every answer shown. */
-export function runWalkThrough(dir: string, port: number, steps: WalkThroughStep[], timeoutMs = 110_000): void {
+/**
+ * Runs the steps in `dir` against the service on `port` (passwords from `dir/password`) and checks every answer shown.
+ * `rewrite` does what else a reader does by hand to a command (paste a secret printed before, say).
+ */
+export function runWalkThrough(dir: string, port: number, steps: WalkThroughStep[], rewrite: (command: string) => string = (command) => command, timeoutMs = 110_000): void {
   const script: string[] = ["set -e", "shopt -s expand_aliases"];
   const marker = (index: number) => `@@step ${index}@@`;
   steps.forEach((step, index) => {
     let command = step.command.replaceAll("localhost:3000", `127.0.0.1:${port}`);
-    command = command.replace(/^alias (\w+)="([^"]+)"$/, (_, name: string, target: string) => `${name}() { ${target} "$@" < password; }`);
+    // The terminal's password prompt, answered: the CLI reads a piped stdin's first line.
+    command = rewrite(command.replace(/^alias (\w+)="([^"]+)"$/, (_, name: string, target: string) => `${name}() { ${target} "$@" < password; }`));
     script.push(command, `printf '\\n${marker(index)}\\n'`);
   });
   writeFileSync(join(dir, "walk-through.sh"), script.join("\n"));
