@@ -39,6 +39,7 @@ import type { Services } from "./routes/core/services.js";
 import { LocalManagementLog, type ManagementLog } from "./management/management-log.js";
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./composition/applied-observers.js";
+import { ChangeRequestScheduler } from "./composition/change-request-scheduler.js";
 import { migrateStore } from "./storage/schema-version.js";
 import type { TableName, TableValues } from "./storage/kv.js";
 import { STORE_UPGRADES } from "./composition/store-upgrades.js";
@@ -145,6 +146,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const management: ManagementLog = cluster?.management ?? new LocalManagementLog(store);
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
+  const scheduler = new ChangeRequestScheduler(store, management, log);
   const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {
@@ -236,6 +238,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
         while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
+        scheduler.stop();
         for (const each of frontEnds) each.closeAll();
         // What was acknowledged is in the log either way; projecting it now spares the next start the backlog.
         await projection.stop(deadline);

@@ -41,6 +41,18 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "survey.put":
     case "survey.remove":
       return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}.survey`);
+    case "feature.enabled":
+      return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}`);
+    case "policy.put":
+      return scoped(`env.${token(change.environmentId)}.policy`);
+    // A request's apply re-reads every version it compares, in log order: its own subject is enough.
+    case "change-request.create":
+    case "change-request.update":
+    case "change-request.review":
+    case "change-request.apply":
+    case "change-request.cancel":
+    case "change-request.fire":
+      return scoped(`env.${token(change.environmentId)}.change-request.${token(change.requestId)}`);
     case "analytics.settings":
     case "analytics.rebuild":
       return scoped(`env.${token(change.environmentId)}.analytics`);

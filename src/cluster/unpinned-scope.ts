@@ -39,6 +39,14 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "analytics.rebuild":
     case "survey.put":
     case "survey.remove":
+    case "feature.enabled":
+    case "policy.put":
+    case "change-request.create":
+    case "change-request.update":
+    case "change-request.review":
+    case "change-request.apply":
+    case "change-request.cancel":
+    case "change-request.fire":
       return appOfEnvironment(change.environmentId, tenancy);
     case "member.create":
     case "member.update":

@@ -18,6 +18,7 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, message: "Not found." },
   ROUTE_NOT_FOUND: { status: 404, message: "No such route." },
   CONFLICT: { status: 409, message: "The request conflicts with the current state." },
+  APPROVAL_REQUIRED: { status: 409, message: "This environment requires approval: propose a change request." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is over the limit." },
   URI_TOO_LONG: { status: 414, message: "The request URL is over the limit." },
   RATE_LIMITED: { status: 429, message: "Too many requests; retry later." },

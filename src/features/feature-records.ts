@@ -41,20 +41,43 @@ export interface ConfigState {
 export interface EnvironmentFeatureState {
   targeting: TargetingState;
   config: ConfigState;
+  /** The kill switch: false turns the feature off for every context here, its rules kept. Absent: on. */
+  enabled?: boolean;
+  /** How many times the kill switch was moved here (the version of its history entries). */
+  enabledVersion?: number;
+}
+
+/** Whether the kill switch leaves the feature on in this environment. */
+export function isSwitchedOn(state: EnvironmentFeatureState): boolean {
+  return state.enabled !== false;
+}
+
+/**
+ * The targeting rules evaluated and served for local evaluation: none while the kill switch is off. Everything that
+ * compiles or serves rules reads them through here, so the server and SDKs evaluating locally agree.
+ */
+export function servedTargetingRules(state: EnvironmentFeatureState): unknown[] {
+  return isSwitchedOn(state) ? state.targeting.rules : [];
 }
 
 /** Which audit entry made a version, and who: "who changed this rule" has an answer. */
 export interface HistoryLink {
   auditCursor: string;
   actor: { kind: string; id: string; email?: string; memberId?: string };
+  /** What the author said about the change (≤ 500 characters). */
+  comment?: string;
+  /** The change request that made this version, when one did. */
+  changeRequestId?: string;
 }
 
 export interface HistoryEntry extends Partial<HistoryLink> {
-  kind: "targeting" | "config";
+  kind: "targeting" | "config" | "enabled";
   version: number;
   rules?: unknown[];
   segmentRules?: unknown[];
   variants?: unknown[];
+  /** Kill-switch entries: the switch's new position. */
+  enabled?: boolean;
   at: string;
 }
 

@@ -168,6 +168,8 @@ export class FeatureRepository {
     at: string,
     link?: HistoryLink,
     segmentRules?: unknown[],
+    /** False when the caller steps the environment's flagStateVersion once for several writes (a change request). */
+    bumpFlagState = true,
   ): { state: EnvironmentFeatureState; flagStateVersion: number; feature: FeatureRecord } | undefined {
     const environment = this.tenancy.getEnvironment(environmentId);
     const feature = environment && this.getFeature(environment.appId, featureKey);
@@ -182,8 +184,25 @@ export class FeatureRepository {
       kind === "targeting" ? { kind, version, rules: list, ...(segmentRules ? { segmentRules } : {}), at, ...link } : { kind, version, variants: list, at, ...link };
     this.states.put(key(environmentId, featureKey), state);
     this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
-    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    const flagStateVersion = bumpFlagState ? this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)! : environment.flagStateVersion;
     return { state, flagStateVersion, feature };
+  }
+
+  /**
+   * Moves a feature's kill switch in one environment, keeping the move in the history. Undefined when the environment
+   * or feature does not exist.
+   */
+  writeEnabled(environmentId: string, featureKey: string, enabled: boolean, at: string, link?: HistoryLink): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
+    const environment = this.tenancy.getEnvironment(environmentId);
+    const feature = environment && this.getFeature(environment.appId, featureKey);
+    if (!feature) return undefined;
+    const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
+    const version = (current.enabledVersion ?? 0) + 1;
+    const state: EnvironmentFeatureState = { ...current, enabled, enabledVersion: version };
+    this.states.put(key(environmentId, featureKey), state);
+    this.history.put(key(environmentId, featureKey, "enabled", sequenceKeyPart(version)), { kind: "enabled", version, enabled, at, ...link });
+    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    return { state, version, flagStateVersion };
   }
 
   /** The current targeting and config of a feature in an environment (untargeted when never set). */

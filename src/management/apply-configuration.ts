@@ -3,7 +3,7 @@ import { getAnalyticsSettings, writeAnalyticsSettings } from "../analytics/setti
 import { rebuildAggregatesNow } from "../analytics/rebuild.js";
 import type { FeatureRecord } from "../features/feature-records.js";
 import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
-import { flagStateList, type Appliers } from "./apply-context.js";
+import { flagStateList, historyLink, type Appliers } from "./apply-context.js";
 import { refused } from "./outcome.js";
 import { segmentLookup } from "./targeting-writes.js";
 import { prepareTargeting } from "./segments/inline.js";
@@ -130,7 +130,7 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
     const prepared = change.kind === "targeting" ? prepareTargeting(change.list, segmentLookup(context, environment!.appId)) : undefined;
     if (prepared && !prepared.ok) return refused("INVALID_RULES", prepared.message);
     const before = features.rulesOf(change.environmentId, change.featureKey);
-    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const link = historyLink(context, change);
     const written = prepared
       ? features.writeRules(change.environmentId, change.featureKey, "targeting", prepared.served, change.at, link, prepared.segmentRules)!
       : features.writeRules(change.environmentId, change.featureKey, change.kind, change.list, change.at, link)!;

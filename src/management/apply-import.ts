@@ -3,7 +3,7 @@
  * transaction — planned again against the store as it is now, then every write of the plan, one audit entry, and
  * each touched environment's newest flagStateVersion for the live streams. A plan that changes nothing writes nothing.
  */
-import type { ApplyContext } from "./apply-context.js";
+import { historyLink, type ApplyContext } from "./apply-context.js";
 import type { ChangeOf } from "./changes.js";
 import { refused, type Applied } from "./outcome.js";
 import { planImport } from "./operations/import-plan.js";
@@ -25,7 +25,7 @@ export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.
     // writeFeature takes a feature out of its release stage when its label changes; naming a stage puts it back in.
     if (feature.stage) context.features.writeStage(app.id, feature.key, feature.stage.stageId, feature.stage.label, change.at, change.actor);
   }
-  const link = { auditCursor: context.auditCursor(), actor: change.actor };
+  const link = historyLink(context, change);
   for (const rules of writes.rules) {
     const written = context.features.writeRules(rules.environmentId, rules.key, rules.kind, rules.list, change.at, link, rules.segmentRules)!;
     versions.set(rules.environmentId, written.flagStateVersion);

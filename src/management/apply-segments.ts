@@ -5,7 +5,7 @@ import type { SegmentRecord } from "./segments/segment-records.js";
 import { saveTargeting, segmentLookup } from "./targeting-writes.js";
 import { prepareTargeting, type PreparedTargeting } from "./segments/inline.js";
 import type { AppRecord } from "../tenancy/tenancy-records.js";
-import type { ApplyContext, Appliers } from "./apply-context.js";
+import { historyLink, type ApplyContext, type Appliers } from "./apply-context.js";
 import type { RetargetedFeature } from "./changes.js";
 import { refused } from "./outcome.js";
 
@@ -80,7 +80,7 @@ export const SEGMENT_APPLIERS: SegmentAppliers = {
     const pending = pendingRetargets(context, app, segment);
     if (typeof pending === "string") return refused("INVALID_RULES", pending);
     context.segments.putSegment(app.id, segment);
-    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const link = historyLink(context, change);
     const versions = new Map<string, number>();
     const retargeted: RetargetedFeature[] = pending.map(({ environmentId, key, prepared }) => {
       const written = saveTargeting(context, environmentId, key, prepared, change.at, link);

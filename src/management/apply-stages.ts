@@ -2,7 +2,7 @@
 import type { FeatureRecord, HistoryLink } from "../features/feature-records.js";
 import type { StageRecord } from "../features/stage-records.js";
 import type { AppRecord } from "../tenancy/tenancy-records.js";
-import type { ApplyContext, Appliers } from "./apply-context.js";
+import { historyLink, type ApplyContext, type Appliers } from "./apply-context.js";
 import type { StagedFeature } from "./changes.js";
 import { refused } from "./outcome.js";
 import { segmentRefs } from "./segments/inline.js";
@@ -100,7 +100,7 @@ export const STAGE_APPLIERS: StageAppliers = {
       for (const feature of inStage) features.writeStage(app.id, feature.key, stage.id, stage.name, change.at, change.actor);
       for (const [environmentId, version] of tenancy.bumpFlagStateVersions(app.environmentIds)) versions.set(environmentId, version);
     }
-    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const link = historyLink(context, change);
     const reapplied = change.reapply ? inStage.map((feature) => writeStageTargeting(context, app, feature, prepared, change.at, link, versions)) : [];
     const diff: Record<string, { from: unknown; to: unknown }> = {};
     for (const field of ["name", "order", "targeting"] as const) {
@@ -139,7 +139,7 @@ export const STAGE_APPLIERS: StageAppliers = {
     if (typeof prepared === "string") return refused("INVALID_RULES", prepared);
     const staged = features.writeStage(app.id, change.featureKey, stage.id, stage.name, change.at, change.actor)!;
     const versions = new Map<string, number>();
-    const link = { auditCursor: context.auditCursor(), actor: change.actor };
+    const link = historyLink(context, change);
     const result = writeStageTargeting(context, app, staged.feature, prepared, change.at, link, versions);
     return {
       ok: true,

@@ -14,10 +14,13 @@ import { SEGMENT_APPLIERS } from "./apply-segments.js";
 import type { ApplyContext, Appliers } from "./apply-context.js";
 import { applyFlagsImport } from "./apply-import.js";
 import { applyBackupCreate } from "./apply-backup-audit.js";
-import type { ChangeOf, ChangeType } from "./changes.js";
+import type { ChangeOf, ChangeType, ManagementChange } from "./changes.js";
+import { approvalHold } from "./governance/approval-gate.js";
+import { GOVERNANCE_APPLIERS } from "./governance/apply-governance.js";
+import { CHANGE_REQUEST_APPLIERS } from "./governance/apply-change-requests.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
@@ -47,16 +50,21 @@ export class ChangeApplier {
     const context: ApplyContext = { ...this.repositories, auditCursor: () => (cursor ??= audit.reserve()) };
     // The map is keyed by type, so this applier takes exactly this change; TypeScript cannot see through the index.
     const applier = APPLIERS[change.type] as unknown as (context: ApplyContext, change: ChangeOf<T>) => Applied<T>;
+    // Before anything is written: a direct write to an environment whose policy requires approval is held here.
+    const held = approvalHold(context, change as ManagementChange);
+    if (held !== undefined && held !== "bypassed") return { ok: false, error: held };
     const applied = applier(context, change);
     if (!applied.ok) return applied;
     if (applied.audit) {
+      const { comment } = change;
+      const bypass = held === "bypassed" ? change.bypass : undefined;
       audit.write({
         cursor: context.auditCursor(),
         at: change.at,
         actor: change.actor,
         action: applied.audit.action,
         entity: applied.audit.entity,
-        details: applied.audit.details,
+        details: { ...applied.audit.details, ...(comment !== undefined ? { comment } : {}), ...(bypass !== undefined ? { bypass: true, reason: bypass.reason } : {}) },
         address: change.address,
       });
     }

@@ -17,6 +17,8 @@ import type { StageRecord } from "../features/stage-records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
 import type { FlagsImportBody, FlagsImportResult } from "./operations/import-plan.js";
+import type { EnvironmentPolicy } from "./governance/policy.js";
+import type { ChangeRequestRecord, ProposedChange } from "./governance/change-request-records.js";
 
 export interface StageChanges {
   name?: string;
@@ -53,6 +55,10 @@ export interface ChangeEnvelope {
   actor: Actor;
   /** The client address the change came from; null when made offline (the CLI on the data dir). */
   address: string | null;
+  /** What the author said about the change (≤ 500 characters): audit details and history entries carry it. */
+  comment?: string;
+  /** An owner writing directly where the environment's policy requires approval, and why (audited). */
+  bypass?: { reason: string };
 }
 
 /** The body of each kind of change, by `type`. */
@@ -107,6 +113,19 @@ export interface ChangeBodies {
   "oauth-code.issue": { digest: string; code: OAuthCodeRecord };
   /** The editor redeeming that code (PKCE checked by the route): the code goes, an expiring API token comes. */
   "oauth-code.redeem": { codeDigest: string; tokenDigest: string; token: TokenRecord };
+  /** The kill switch of a feature in one environment (API.md §15). */
+  "feature.enabled": { environmentId: string; featureKey: string; enabled: boolean };
+  /** Fields left out keep their value. */
+  "policy.put": { environmentId: string; policy: Partial<EnvironmentPolicy> };
+  /** `requestId` decided by the route; the base versions are read when it applies. */
+  "change-request.create": { environmentId: string; requestId: string; title: string; description: string | null; changes: ProposedChange[]; scheduledAt: string | null };
+  /** Fields left out keep their value; `changes` given are based on the versions current when it applies. */
+  "change-request.update": { environmentId: string; requestId: string; title?: string; description?: string | null; changes?: ProposedChange[]; scheduledAt?: string | null };
+  "change-request.review": { environmentId: string; requestId: string; decision: "approve" | "reject"; comment: string | null; revision: number | null };
+  "change-request.apply": { environmentId: string; requestId: string };
+  "change-request.cancel": { environmentId: string; requestId: string };
+  /** The scheduler firing a scheduled request at (or after) its time; `at` is the real time it fired. */
+  "change-request.fire": { environmentId: string; requestId: string };
 }
 
 /** What applying each kind of change answers with. */
@@ -147,6 +166,15 @@ export interface ChangeResults {
   "oauth-client.register": { client: OAuthClientRecord };
   "oauth-code.issue": { code: OAuthCodeRecord };
   "oauth-code.redeem": { token: TokenRecord };
+  "feature.enabled": { enabled: boolean; version: number; flagStateVersion: number; changed: boolean };
+  "policy.put": { policy: EnvironmentPolicy };
+  "change-request.create": { changeRequest: ChangeRequestRecord };
+  "change-request.update": { changeRequest: ChangeRequestRecord };
+  "change-request.review": { changeRequest: ChangeRequestRecord };
+  "change-request.apply": { changeRequest: ChangeRequestRecord; flagStateVersion: number };
+  "change-request.cancel": { changeRequest: ChangeRequestRecord };
+  /** `applied` false: the request was not due or not scheduled any more (a duplicate firing), or it was suspended. */
+  "change-request.fire": { changeRequest: ChangeRequestRecord | null; applied: boolean };
 }
 
 export type ChangeType = keyof ChangeBodies;
@@ -194,4 +222,12 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "oauth-client.register",
   "oauth-code.issue",
   "oauth-code.redeem",
+  "feature.enabled",
+  "policy.put",
+  "change-request.create",
+  "change-request.update",
+  "change-request.review",
+  "change-request.apply",
+  "change-request.cancel",
+  "change-request.fire",
 ];

@@ -1,5 +1,6 @@
 /** Bodies of the segment routes (API.md §10); the filter tree is checked by the rules validator after these. */
 import * as v from "valibot";
+import { CHANGE_NOTE_FIELDS } from "./change-note-fields.js";
 
 export const SegmentName = v.pipe(
   v.string("must be a string"),
@@ -17,6 +18,6 @@ export const CreateSegmentBody = v.strictObject(
 );
 
 export const UpdateSegmentBody = v.strictObject(
-  { name: v.optional(SegmentName), description: v.optional(Description), filter: v.optional(v.unknown()) },
-  "must be an object with only: name, description, filter",
+  { name: v.optional(SegmentName), description: v.optional(Description), filter: v.optional(v.unknown()), ...CHANGE_NOTE_FIELDS },
+  "must be an object with only: name, description, filter, comment, bypass, reason",
 );

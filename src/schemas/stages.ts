@@ -1,5 +1,6 @@
 /** Bodies of the release-stage routes (API.md §10). Targeting trees are checked by the rules validator after these. */
 import * as v from "valibot";
+import { CHANGE_NOTE_FIELDS } from "./change-note-fields.js";
 
 export const StageName = v.pipe(
   v.string("must be a string"),
@@ -20,11 +21,11 @@ export const CreateStageBody = v.strictObject(
 );
 
 export const UpdateStageBody = v.strictObject(
-  { name: v.optional(StageName), order: v.optional(Order), targeting: v.optional(StageTargeting), reapply: v.optional(v.boolean("must be a boolean")) },
-  "must be an object with only: name, order, targeting, reapply",
+  { name: v.optional(StageName), order: v.optional(Order), targeting: v.optional(StageTargeting), reapply: v.optional(v.boolean("must be a boolean")), ...CHANGE_NOTE_FIELDS },
+  "must be an object with only: name, order, targeting, reapply, comment, bypass, reason",
 );
 
 export const SetFeatureStageBody = v.strictObject(
-  { stage: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(128, "must be at most 128 characters")) },
-  "must be an object with only: stage (a stage id or name)",
+  { stage: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(128, "must be at most 128 characters")), ...CHANGE_NOTE_FIELDS },
+  "must be an object with only: stage (a stage id or name), comment, bypass, reason",
 );

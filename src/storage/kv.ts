@@ -97,6 +97,9 @@ export const TABLES = [
   "trackingLog",
   // The flat form of users' and companies' attributes beside their records (src/tracking/remote-contexts.ts).
   "remoteContexts",
+  // Governance (API.md §15): each environment's approval policy, and change requests.
+  "policies",
+  "changeRequests",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

@@ -143,8 +143,8 @@ describe(`MCP endpoint (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`
     const flag = await mcp.call("get_flag", { appId: keys.app.id, key: "agent-huddle" });
     expect(flag.value.flag.environments).toEqual(
       expect.arrayContaining([
-        { id: keys.production.id, name: "production", version: 1, rules: history.body.versions[0].rules },
-        { id: keys.development.id, name: "development", version: 0, rules: [] },
+        { id: keys.production.id, name: "production", version: 1, rules: history.body.versions[0].rules, enabled: true },
+        { id: keys.development.id, name: "development", version: 0, rules: [], enabled: true },
       ]),
     );
     const flags = await mcp.call("list_flags", { appId: keys.app.id });

@@ -8,47 +8,17 @@
  * (`localhost:3000` is replaced, and SWITCHYARD_PORT tells the CLI), the password prompt is answered from a file, and
  * `TOKEN=sya_…` gets the secret `tokens create` printed (kept in a file as it is printed).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnListening, type Listening } from "../../bench/support/spawn-listening.js";
 import { ACCOUNT_TEST_ENV } from "../support/accounts.js";
+import { runWalkThrough, walkThroughSteps } from "../support/doc-walkthrough.js";
 import { CLI, NATIVE_MODE } from "../support/server.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PASSWORD = "walk-through password 1";
-
-interface Step {
-  command: string;
-  /** The `# ⇒` lines after it, parsed. */
-  shown: unknown[];
-}
-
-/** The `sh` blocks of the README's "Walk-through" section, as commands (a quoted string may span lines). */
-function walkThroughBlocks(readme: string): Step[][] {
-  const section = readme.split(/^## /m).find((part) => part.startsWith("Walk-through"));
-  if (section === undefined) throw new Error("README.md has no Walk-through section");
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => {
-    const steps: Step[] = [];
-    let pending = "";
-    for (const line of match[1]!.split("\n")) {
-      const shown = /^# ⇒ (.*)$/.exec(line);
-      if (shown && pending === "") {
-        steps.at(-1)!.shown.push(JSON.parse(shown[1]!));
-        continue;
-      }
-      if (pending === "" && (line.trim() === "" || line.startsWith("#"))) continue;
-      pending = pending === "" ? line : `${pending}\n${line}`;
-      // An odd number of single quotes so far: the quoted string goes on on the next line.
-      if ((pending.match(/'/g)?.length ?? 0) % 2 === 1) continue;
-      steps.push({ command: pending, shown: [] });
-      pending = "";
-    }
-    return steps;
-  });
-}
 
 describe("the README walk-through on a fresh data dir", () => {
   let dir: string;
@@ -70,35 +40,13 @@ describe("the README walk-through on a fresh data dir", () => {
   });
 
   it("answers every step as the README shows, the remote-context step included", { timeout: 120_000 }, () => {
-    const blocks = walkThroughBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
-    const steps = blocks.flat();
+    const steps = walkThroughSteps(readFileSync(join(ROOT, "README.md"), "utf8"), "Walk-through");
     expect(steps.some((step) => step.command.includes("context.company.id=initech"))).toBe(true);
-
-    const script: string[] = ["set -e", "shopt -s expand_aliases"];
-    const marker = (index: number) => `@@step ${index}@@`;
-    steps.forEach((step, index) => {
-      let command = step.command.replaceAll("localhost:3000", `127.0.0.1:${server.port}`);
-      // The terminal's password prompt, answered: the CLI reads a piped stdin's first line.
-      command = command.replace(/^alias (\w+)="([^"]+)"$/, (_, name: string, target: string) => `${name}() { ${target} "$@" < password; }`);
+    runWalkThrough(dir, server.port, steps, (command) => {
       // What the reader pastes: the secret the token command printed just before.
-      if (/^TOKEN=sya_/.test(command)) command = `TOKEN=$(node -p 'JSON.parse(require("fs").readFileSync("token.json", "utf8")).secret')`;
-      if (/ tokens create /.test(command)) command = `${command.replace(/\s+#.*$/, "")} > token.json; cat token.json`;
-      script.push(command, `printf '\\n${marker(index)}\\n'`);
-    });
-    writeFileSync(join(dir, "walk-through.sh"), script.join("\n"));
-
-    const run = spawnSync("bash", ["walk-through.sh"], { cwd: dir, encoding: "utf8", env: { ...process.env, SWITCHYARD_PORT: String(server.port) }, timeout: 110_000 });
-    expect(run.status, `${run.stderr}\n${run.stdout}`).toBe(0);
-
-    let rest = run.stdout;
-    steps.forEach((step, index) => {
-      const end = rest.indexOf(marker(index));
-      expect(end, `no output marker after: ${step.command}`).toBeGreaterThanOrEqual(0);
-      const printed = rest.slice(0, end).trim();
-      rest = rest.slice(end + marker(index).length);
-      for (const shown of step.shown) {
-        expect(JSON.parse(printed), `${step.command}\nprinted: ${printed}`).toMatchObject(shown as object);
-      }
+      if (/^TOKEN=sya_/.test(command)) return `TOKEN=$(node -p 'JSON.parse(require("fs").readFileSync("token.json", "utf8")).secret')`;
+      if (/ tokens create /.test(command)) return `${command.replace(/\s+#.*$/, "")} > token.json; cat token.json`;
+      return command;
     });
     expect(steps.filter((step) => step.shown.length > 0).length).toBeGreaterThanOrEqual(5);
   });

@@ -80,6 +80,14 @@ function sessionFor(fixture: Fixture, credential: Credential): Session {
   return fixture.sessions[role];
 }
 
+/** A fresh change request on the matrix feature, proposed by `author` (a session) or the admin token. */
+async function proposeRequest(fixture: Fixture, author: Session | "admin"): Promise<string> {
+  const body = { title: `Matrix ${++fixture.counter}`, changes: [{ feature: "matrix-feature", config: { variants: [] } }] };
+  const path = `/admin/environments/${fixture.envId}/change-requests`;
+  const reply = await ok(author === "admin" ? request(fixture.url, "POST", path, { token: fixture.admin, body }) : asSession(fixture.url, author, "POST", path, body));
+  return `${path}/${reply.body.changeRequest.id}`;
+}
+
 const E = "/admin/environments/:envId";
 const CELLS: Cell[] = [
   { method: "POST", path: "/admin/apps", body: { name: "matrix" }, expected: WRITE },
@@ -106,6 +114,37 @@ const CELLS: Cell[] = [
   { method: "PUT", path: `${E}/features/:key/targeting`, body: RULES, expected: WRITE },
   { method: "PUT", path: `${E}/features/:key/config`, body: { variants: [] }, expected: WRITE },
   { method: "GET", path: `${E}/features/:key/history`, expected: READ },
+  // API.md §15: the kill switch, the policy (owners and the admin token) and change requests. The matrix environment
+  // requires no approval, so an open request applies at once.
+  { method: "PUT", path: `${E}/features/:key/enabled`, body: { enabled: true }, expected: WRITE },
+  { method: "GET", path: `${E}/policy`, expected: READ },
+  { method: "PUT", path: `${E}/policy`, body: { confirmChanges: true }, expected: MEMBERS },
+  { method: "POST", path: `${E}/change-requests`, body: { title: "Matrix", changes: [{ feature: "matrix-feature", config: { variants: [] } }] }, expected: WRITE },
+  { method: "GET", path: `${E}/change-requests`, expected: READ },
+  { method: "GET", path: `${E}/change-requests/:requestId`, prepare: async (fixture) => ({ path: await proposeRequest(fixture, "admin") }), expected: READ },
+  {
+    method: "PUT",
+    path: `${E}/change-requests/:requestId`,
+    body: { title: "Edited" },
+    // The author or an owner edits: each credential edits one its own member proposed (the owner's, for the others).
+    prepare: async (fixture, credential) => ({ path: await proposeRequest(fixture, sessionFor(fixture, credential.startsWith("viewer") ? "owner" : credential)) }),
+    expected: WRITE,
+  },
+  {
+    method: "POST",
+    path: `${E}/change-requests/:requestId/reviews`,
+    body: { decision: "approve" },
+    // Never the author's own: each credential reviews one another member proposed.
+    prepare: async (fixture, credential) => ({ path: `${await proposeRequest(fixture, fixture.sessions[credential.startsWith("editor") ? "owner" : "editor"])}/reviews` }),
+    expected: WRITE,
+  },
+  { method: "POST", path: `${E}/change-requests/:requestId/apply`, prepare: async (fixture) => ({ path: `${await proposeRequest(fixture, "admin")}/apply` }), expected: WRITE },
+  {
+    method: "POST",
+    path: `${E}/change-requests/:requestId/cancel`,
+    prepare: async (fixture, credential) => ({ path: `${await proposeRequest(fixture, sessionFor(fixture, credential.startsWith("viewer") ? "owner" : credential))}/cancel` }),
+    expected: WRITE,
+  },
   { method: "GET", path: `${E}/users/:userId`, expected: READ },
   { method: "GET", path: `${E}/companies/:companyId`, expected: READ },
   { method: "GET", path: `${E}/events`, expected: READ },

@@ -4,12 +4,14 @@ import { ServiceError } from "../../errors/catalogue.js";
 import type { Services } from "./services.js";
 import type { ChangeBodies, ChangeEnvelope, ChangeOf, ChangeResults, ChangeType } from "../../management/changes.js";
 import { newEnvelope } from "../../management/envelope.js";
+import { changeNotesOf } from "./change-notes.js";
 
 /** The envelope of a change a route is about to make: the caller as actor (or `actor`), the client address, now. */
 export function envelopeFor(context: RouteContext<Services>, actor?: Actor): ChangeEnvelope {
   const principal = context.principal;
   const who = actor ?? (principal.kind === "admin" || principal.kind === "member" || principal.kind === "token" ? actorOf(principal) : ANONYMOUS_ACTOR);
-  return newEnvelope(who, context.request.remoteAddress() || null);
+  const isManagement = principal.kind === "admin" || principal.kind === "member" || principal.kind === "token";
+  return { ...newEnvelope(who, context.request.remoteAddress() || null), ...(isManagement ? changeNotesOf(context.request) : {}) };
 }
 
 /**

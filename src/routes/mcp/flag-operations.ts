@@ -88,8 +88,9 @@ export function getFlag(context: Context, appId: string, key: string) {
   const feature = flagOrError(context, app, key);
   const { id: _id, createdAt: _createdAt, ...flag } = presentFlag(feature);
   const environments = environmentsOf(context, app).map((environment) => {
-    const { targeting } = context.services.features.rulesOf(environment.id, feature.key);
-    return { id: environment.id, name: environment.name, version: targeting.version, rules: targeting.rules };
+    const state = context.services.features.rulesOf(environment.id, feature.key);
+    // `enabled`: the kill switch; while false the rules are kept but nobody gets the flag.
+    return { id: environment.id, name: environment.name, version: state.targeting.version, rules: state.targeting.rules, enabled: state.enabled !== false };
   });
   return { flag: { ...flag, environments } };
 }

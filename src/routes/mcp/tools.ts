@@ -44,7 +44,7 @@ export const TOOLS: readonly Tool[] = [
   tool({
     name: "get_flag",
     title: "Get a feature flag",
-    description: `Shows one flag with its targeting in every environment: {flag: {key, name, description, stage, environments: [{id, name, version, rules}]}}. Empty rules mean off for everyone. Changes nothing. ${ERRORS_NOTE}`,
+    description: `Shows one flag with its targeting in every environment: {flag: {key, name, description, stage, environments: [{id, name, version, rules, enabled}]}}. Empty rules mean off for everyone; enabled false means the kill switch holds it off for everyone, its rules kept. Changes nothing. ${ERRORS_NOTE}`,
     input: GetFlagInput,
     permission: "read",
     run: (context, input) => getFlag(context, input.appId, input.key),

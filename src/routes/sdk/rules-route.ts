@@ -6,7 +6,7 @@ import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../../features/wait-for-version.js";
 import type { Services } from "../core/services.js";
-import { displayName } from "../../features/feature-records.js";
+import { displayName, isSwitchedOn, servedTargetingRules } from "../../features/feature-records.js";
 
 interface PreparedRules {
   flagStateVersion: number;
@@ -33,8 +33,10 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
     stage: feature.stage,
     optInEnabled: feature.optInEnabled,
     // Only what SDKs evaluate: the rules with segments inlined, not the segment references they were saved with.
-    targeting: { version: state.targeting.version, rules: state.targeting.rules },
+    // Served exactly as compiled for the server's own evaluation (kill switch included), so local evaluation agrees.
+    targeting: { version: state.targeting.version, rules: servedTargetingRules(state) },
     config: state.config,
+    enabled: isSwitchedOn(state),
   }));
   const body = JSON.stringify({ success: true, flagStateVersion: environment.flagStateVersion, features });
   const prepared = {

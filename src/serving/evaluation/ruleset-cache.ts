@@ -1,6 +1,6 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../../evaluation/index.js";
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import { displayName } from "../../features/feature-records.js";
+import { displayName, servedTargetingRules } from "../../features/feature-records.js";
 import type { KvStore } from "../../storage/kv.js";
 import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 
@@ -40,7 +40,8 @@ export class RulesetCache {
     const definitions: FeatureDefinition[] = this.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
       key: feature.key,
       stage: feature.stage,
-      targeting: state.targeting as FeatureDefinition["targeting"],
+      // The kill switch is compiled in: a feature switched off has no rule to match.
+      targeting: { version: state.targeting.version, rules: servedTargetingRules(state) } as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
       ...(feature.optInEnabled ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
     }));
