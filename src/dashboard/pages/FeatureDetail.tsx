@@ -6,6 +6,7 @@ import { FilterEditor, SegmentsContext } from "../rules/FilterEditor";
 import { RulesEditor } from "../rules/RulesEditor";
 import { filterOfType, localIssues, tidy, type Filter } from "../rules/model";
 import { CopyButton } from "../components/CopyButton";
+import { TabPanel, Tabs } from "../components/Tabs";
 import { useConfirm } from "../components/ConfirmDialog";
 import { useAction } from "../hooks/useAction";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
@@ -33,36 +34,6 @@ const TABS = [
   ["history", "History"],
 ] as const;
 type Tab = (typeof TABS)[number][0];
-
-/** The tablist of the WAI-ARIA tabs pattern: arrow keys, Home and End move between tabs and select them. */
-function FeatureTabs({ selected, onSelect }: { selected: Tab; onSelect(tab: Tab): void }) {
-  const move = (event: KeyboardEvent) => {
-    const index = TABS.findIndex(([id]) => id === selected);
-    const next = event.key === "ArrowRight" ? (index + 1) % TABS.length : event.key === "ArrowLeft" ? (index - 1 + TABS.length) % TABS.length : event.key === "Home" ? 0 : event.key === "End" ? TABS.length - 1 : -1;
-    if (next < 0) return;
-    event.preventDefault();
-    const [id] = TABS[next]!;
-    onSelect(id);
-    document.getElementById(`tab-${id}`)?.focus();
-  };
-  return (
-    <div class="feature-tabs" role="tablist" aria-label="Sections of this feature" onKeyDown={move}>
-      {TABS.map(([id, label]) => (
-        <button type="button" role="tab" id={`tab-${id}`} aria-selected={selected === id} aria-controls={`panel-${id}`} tabIndex={selected === id ? 0 : -1} onClick={() => onSelect(id)}>
-          {label}
-        </button>
-      ))}
-    </div>
-  );
-}
-
-function TabPanel({ id, selected, children }: { id: Tab; selected: Tab; children: preact.ComponentChildren }) {
-  return (
-    <div role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} hidden={selected !== id}>
-      {children}
-    </div>
-  );
-}
 
 /** One feature in one environment (docs/API.md §9): targeting, remote config, adoption, history, try it, settings. */
 export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey: string }) {
@@ -116,7 +87,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
         {detail.data && (
           <div class="feature-layout">
             <div class="feature-main">
-              <FeatureTabs selected={tab} onSelect={setTab} />
+              <Tabs<Tab> tabs={TABS} label="Sections of this feature" selected={tab} onSelect={(next) => setTab(next)} />
               <TabPanel id="rules" selected={tab}>
                 <Targeting key={`${environmentId}:${detail.data.targeting.version}`} base={base} featureKey={featureKey} environmentName={environment.name} initial={detail.data.targeting} canWrite={canWrite} onSaved={reload} />
                 <RemoteConfig key={`${environmentId}:c${detail.data.config.version}`} base={base} featureKey={featureKey} initial={detail.data.config} canWrite={canWrite} onSaved={reload} />
