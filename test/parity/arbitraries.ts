@@ -113,6 +113,18 @@ const rolloutFilter: fc.Arbitrary<Filter> = fc.record({
 const constantFilter: fc.Arbitrary<Filter> = fc.boolean().map((value): Filter => ({ type: "constant", value }));
 
 /** Rule trees over every filter type, nested up to `maxDepth` levels of groups and negations. */
+/** Text a client can send in a URL or a JSON body: no lone surrogate (encodeURIComponent throws; the SDKs cannot send one). */
+export const sentText = stringAtom.filter((text) => text.isWellFormed());
+
+/** An attribute value as clients send it in a context: mostly text, some numbers, booleans, nulls and short lists. */
+export const sentAttributeValue = fc.oneof(
+  { weight: 6, arbitrary: sentText },
+  { weight: 2, arbitrary: fc.integer({ min: -1000, max: 1000 }) },
+  { weight: 1, arbitrary: fc.boolean() },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.array(sentText, { maxLength: 3 }) },
+);
+
 export function filterTree(maxDepth = 5): fc.Arbitrary<Filter> {
   const depthIdentifier = fc.createDepthIdentifier();
   return fc.letrec<{ filter: Filter; group: Filter; negation: Filter }>((tie) => ({

@@ -12,22 +12,13 @@ import type { FeatureDefinition, Filter } from "../../src/evaluation/index.js";
 import { useAppServer } from "../support/app-server.js";
 import { request } from "../support/http.js";
 import { eventually } from "../sdk/fixtures.js";
-import { featureDefinitions, stringAtom } from "./arbitraries.js";
+import { featureDefinitions, sentAttributeValue as VALUE, sentText as TEXT } from "./arbitraries.js";
 
 const STORED_USERS = ["stored-u1", "stored-u2"];
 const STORED_COMPANIES = ["stored-c1", "stored-c2"];
 
 /** Attribute names without dots or prototype names, so that the flattened context means one nested context only. */
 const ATTRIBUTE = fc.constantFrom("name", "email", "plan", "Plan", "seats", "createdAt", "flag", "tags", "ключ");
-// A URL cannot carry a lone surrogate (encodeURIComponent throws; the SDKs cannot send one either).
-const TEXT = stringAtom.filter((text) => text.isWellFormed());
-const VALUE = fc.oneof(
-  { weight: 6, arbitrary: TEXT },
-  { weight: 2, arbitrary: fc.integer({ min: -1000, max: 1000 }) },
-  { weight: 1, arbitrary: fc.boolean() },
-  { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 1, arbitrary: fc.array(TEXT, { maxLength: 3 }) },
-);
 const ID = (stored: string[]) => fc.oneof(fc.constantFrom(...stored), TEXT.filter((text) => text !== ""), fc.integer({ min: 0, max: 99 }));
 const ENTITY = (stored: string[]) =>
   fc.tuple(fc.option(ID(stored), { nil: undefined }), fc.dictionary(ATTRIBUTE, VALUE, { maxKeys: 4 })).map(([id, attributes]) => (id === undefined ? attributes : { id, ...attributes }));
