@@ -2,7 +2,8 @@
  * Governance across a real three-server NATS cluster and three Switchyard nodes: the policy set through one node holds
  * writes on another; a change request created, reviewed and applied through three different nodes leaves the same
  * versions everywhere; a scheduled request, armed on every node, is applied exactly once (one version, one audit
- * entry) at its time. Killing the node that would fire is not tried here yet.
+ * entry) at its time; and when a node is killed just before the time, the others fire it once and the killed node,
+ * restarted, adds nothing.
  */
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,4 +85,27 @@ describe("governance in cluster mode", () => {
       expect(audit).toHaveLength(1);
     }
   });
+
+  it("fires once though a node dies just before the time, and adds nothing when it comes back", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    // Every node's scheduler races to fire; whichever would have won, killing one must not lose or double the firing.
+    const scheduledAt = new Date(Date.now() + 4000).toISOString();
+    const created = await admin(b, "POST", requests(), { title: "Huddles for all", changes: [{ feature: "huddle", targeting: { rules: EVERYONE } }], scheduledAt });
+    const id = created.body.changeRequest.id;
+    expect((await admin(b, "POST", `${requests()}/${id}/reviews`, { decision: "approve" })).body.changeRequest.state).toBe("scheduled");
+    for (const node of nodes) await eventually(() => admin(node, "GET", `${requests()}/${id}`), (reply) => reply.body.changeRequest?.state === "scheduled");
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(scheduledAt) - Date.now() - 300)));
+    await a.kill();
+    for (const node of [b, c]) await eventually(() => admin(node, "GET", `${requests()}/${id}`), (reply) => reply.body.changeRequest?.state === "applied", 15_000);
+    const revived = await startClusterNode({ nats, prefix, nodeId: "a", dataDir: a.dataDir });
+    nodes[0] = revived;
+    await eventually(() => admin(revived, "GET", `${requests()}/${id}`), (reply) => reply.body.changeRequest?.state === "applied", 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const node of [revived, b, c]) {
+      const fromRequest = (await targetingHistory(node, "huddle")).filter((entry: { changeRequestId?: string }) => entry.changeRequestId === id);
+      expect(fromRequest).toHaveLength(1);
+      const audit = (await admin(node, "GET", "/admin/audit?limit=1000")).body.entries.filter((entry: { entity: { id: string }; action: string }) => entry.entity.id === id && entry.action === "change-request.apply");
+      expect(audit).toHaveLength(1);
+    }
+  }, 90_000);
 });
