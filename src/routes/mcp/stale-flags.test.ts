@@ -63,7 +63,7 @@ describe.each(["lmdb", "log"] as const)("staleFlags (%s store)", (kind) => {
     await store.write(() => tenancy.insertApp(planned.app, planned.trackingKeyDigest, planned.environments.map((environment) => environment.record)));
     const [production, development] = planned.environments.map((environment) => environment.record);
 
-    for (const key of ["unused", "all-on", "on-here-off-there", "targeted", "retargeted", "evaluated-off", "grouped", "opt-in"]) {
+    for (const key of ["unused", "all-on", "on-here-off-there", "targeted", "retargeted", "evaluated-off", "grouped", "opt-in", "switched-off", "switched-lately"]) {
       await features.putFeature(planned.app.id, key, { optInEnabled: key === "opt-in" }, daysAgo(40));
     }
     await features.putFeature(planned.app.id, "young", {}, daysAgo(5));
@@ -73,6 +73,13 @@ describe.each(["lmdb", "log"] as const)("staleFlags (%s store)", (kind) => {
       await features.putRules(environment.id, "opt-in", "targeting", [on], daysAgo(35));
     }
     await features.putRules(production!.id, "on-here-off-there", "targeting", [on], daysAgo(35));
+    // The kill switch is targeting too: off everywhere long ago answers "off" to all; moved lately is a change.
+    for (const environment of [production!, development!]) {
+      await features.putRules(environment.id, "switched-off", "targeting", [companies], daysAgo(36));
+      await store.write(() => features.writeEnabled(environment.id, "switched-off", false, daysAgo(35).toISOString()));
+      await features.putRules(environment.id, "switched-lately", "targeting", [on], daysAgo(36));
+    }
+    await store.write(() => features.writeEnabled(production!.id, "switched-lately", false, daysAgo(3).toISOString()));
     await features.putRules(production!.id, "retargeted", "targeting", [on], daysAgo(35));
     await features.putRules(development!.id, "retargeted", "targeting", [on], daysAgo(10));
 
@@ -80,7 +87,7 @@ describe.each(["lmdb", "log"] as const)("staleFlags (%s store)", (kind) => {
     // window does not count.
     await applyTracking(store, production!.id, [event("unused")], NOW - 31 * DAY);
     // Evaluated lately: everything but "unused" and "young"; "evaluated-off" only in development, 29 days ago.
-    const lately = ["all-on", "on-here-off-there", "targeted", "retargeted", "opt-in"];
+    const lately = ["all-on", "on-here-off-there", "targeted", "retargeted", "opt-in", "switched-off", "switched-lately"];
     await applyTracking(store, production!.id, lately.map((key) => event(key)), NOW - 2 * DAY);
     await applyTracking(store, development!.id, [event("evaluated-off", false)], NOW - 29 * DAY);
     // "grouped" as /features/enabled stores it, then a newer single event of another flag on top of the group.
@@ -97,6 +104,8 @@ describe.each(["lmdb", "log"] as const)("staleFlags (%s store)", (kind) => {
       retargeted: { stale: false, reason: null },
       grouped: { stale: true, reason: "constant" },
       "opt-in": { stale: false, reason: null },
+      "switched-off": { stale: true, reason: "constant" },
+      "switched-lately": { stale: false, reason: null },
       young: { stale: false, reason: null },
     });
   });

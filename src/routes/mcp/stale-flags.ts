@@ -8,11 +8,13 @@
  *   every environment. "Whatever the context" is decided from the rules themselves: constant filters, rollouts of 0 %
  *   (off) or 100 % (on), and groups and negations of those; any context or partial-rollout filter, or opt-in, depends
  *   on who asks.
+ * The kill switch counts as targeting: a feature switched off answers "off" to everyone there, and moving the switch
+ * is a change of who gets it.
  * Reads only: the targeting history, and each environment's feature-event log through EvaluationRecency (the newest
  * STALE_DAYS days once, then what was appended since).
  */
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import type { FeatureRecord } from "../../features/feature-records.js";
+import { servedTargetingRules, type FeatureRecord } from "../../features/feature-records.js";
 import type { KvStore } from "../../storage/kv.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { EvaluationRecency } from "./evaluation-recency.js";
@@ -107,10 +109,10 @@ function servesOneAnswer(repository: FeatureRepository, environments: readonly E
   for (const environment of environments) {
     const lastChange = repository
       .listHistory(environment.id, key)
-      .filter((entry) => entry.kind === "targeting")
+      .filter((entry) => entry.kind === "targeting" || entry.kind === "enabled")
       .at(-1);
     if (lastChange && Date.parse(lastChange.at) > since) return false;
-    const here = uniformRulesAnswer(repository.rulesOf(environment.id, key).targeting.rules);
+    const here = uniformRulesAnswer(servedTargetingRules(repository.rulesOf(environment.id, key)));
     if (here === undefined || (answer !== undefined && here !== answer)) return false;
     answer = here;
   }
