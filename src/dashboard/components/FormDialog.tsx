@@ -35,7 +35,10 @@ export function FormDialog({
     if (dialog && !dialog.open) dialog.showModal();
     return () => {
       if (dialog?.open) dialog.close();
-      if (before?.isConnected) before.focus();
+      if (!before?.isConnected) return;
+      before.focus();
+      // The button that opened it may still be disabled while its action settles: try again once it has.
+      if (document.activeElement !== before) requestAnimationFrame(() => before.isConnected && before.focus());
     };
   }, []);
   return (

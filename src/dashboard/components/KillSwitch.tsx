@@ -11,13 +11,31 @@ import { FormDialog } from "./FormDialog";
  * and without asking (an emergency must not wait, not even for a dialog); the rules are kept. Back on is a targeting
  * change: where approval is required only an owner may, with a reason; where `confirmChanges` is on, after a comment.
  */
-export function KillSwitch({ scope, featureKey, enabled, policy, onChanged, showLabel = false }: { scope: Scope; featureKey: string; enabled: boolean; policy: Policy | undefined; onChanged(enabled: boolean, message: string): void; showLabel?: boolean }) {
+export function KillSwitch({
+  scope,
+  featureKey,
+  enabled,
+  policy,
+  onChanged,
+  onHeld,
+  showLabel = false,
+}: {
+  scope: Scope;
+  featureKey: string;
+  enabled: boolean;
+  policy: Policy | undefined;
+  onChanged(enabled: boolean, message: string): void;
+  /** Where the page shows why the switch stayed off (a table's row has no room for it); else shown beside the switch. */
+  onHeld?(message: string): void;
+  showLabel?: boolean;
+}) {
   const [asking, setAsking] = useState<"bypass" | "comment" | undefined>();
   const [held, setHeld] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const environmentName = scope.environment.name;
   const owner = scope.member.role === "owner";
+  const heldMessage = `${featureKey} stays off: switching it back on in ${environmentName} needs approval, and only an owner may do it, with a reason the audit log keeps. Ask an owner.`;
 
   const send = async (body: Parameters<typeof setEnabled>[2]) => {
     setBusy(true);
@@ -36,7 +54,8 @@ export function KillSwitch({ scope, featureKey, enabled, policy, onChanged, show
     setHeld(false);
     setError(undefined);
     if (enabled) return void send({ enabled: false });
-    if (policy?.requireApproval) return owner ? setAsking("bypass") : setHeld(true);
+    if (policy?.requireApproval && !owner) return onHeld ? onHeld(heldMessage) : setHeld(true);
+    if (policy?.requireApproval) return setAsking("bypass");
     if (policy?.confirmChanges) return setAsking("comment");
     void send({ enabled: true });
   };
@@ -56,7 +75,7 @@ export function KillSwitch({ scope, featureKey, enabled, policy, onChanged, show
       </button>
       {held && (
         <p class="warning" role="status">
-          {featureKey} stays off: switching it back on in {environmentName} needs approval, and only an owner may do it, with a reason the audit log keeps. Ask an owner.
+          {heldMessage}
         </p>
       )}
       {!asking && <ErrorMessage error={error} />}

@@ -26,7 +26,7 @@ type Mode = "confirm" | "propose";
  * owner's direct write with a reason; where `confirmChanges` is on, a direct write after a confirmation with a
  * comment; otherwise a direct write. Resolves undefined when the person cancels.
  */
-export function useGovernedWrite(scope: Scope, policy: Policy | undefined): { dialog: preact.JSX.Element | null; write(spec: WriteSpec): Promise<WriteOutcome | undefined> } {
+export function useGovernedWrite(scope: Scope, policy: Policy | undefined): { dialog: preact.JSX.Element | null; asking: boolean; write(spec: WriteSpec): Promise<WriteOutcome | undefined> } {
   const [pending, setPending] = useState<{ mode: Mode; spec: WriteSpec; resolve(outcome: WriteOutcome | undefined): void } | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -140,5 +140,5 @@ export function useGovernedWrite(scope: Scope, policy: Policy | undefined): { di
       </FormDialog>
     );
   }
-  return { dialog, write };
+  return { dialog, asking: pending !== undefined, write };
 }

@@ -52,7 +52,7 @@ export function ChangeRequestDetail({ scope, requestId }: { scope: Scope; reques
         {notice && <p class="success">{notice}</p>}
       </div>
       {data && policy.data && (
-        <div class="feature-layout">
+        <div class="feature-layout request-layout">
           <div class="feature-main">
             <section class="card" aria-labelledby="changes-title">
               <h2 id="changes-title">Changes</h2>

@@ -15,6 +15,7 @@ export function RemoteConfig({
   initial,
   canWrite,
   approvalRequired,
+  asking,
   write,
   onSaved,
 }: {
@@ -23,6 +24,8 @@ export function RemoteConfig({
   initial: EnvironmentFeature["config"];
   canWrite: boolean;
   approvalRequired: boolean;
+  /** The policy's dialog is open: the save waits for it, but is not busy yet. */
+  asking: boolean;
   write(spec: WriteSpec): Promise<WriteOutcome | undefined>;
   onSaved(outcome: WriteOutcome, savedMessage: (version: number) => string): void;
 }) {
@@ -31,7 +34,8 @@ export function RemoteConfig({
   const [payloadErrors, setPayloadErrors] = useState<(string | undefined)[]>([]);
   const [error, setError] = useState<unknown>();
   const [attempted, setAttempted] = useState(false);
-  const saving = useAction();
+  const action = useAction();
+  const saving = { ...action, busy: action.busy && !asking };
   const local = variants.flatMap((variant, index) => [
     ...(variant.key.trim() ? [] : [{ path: `variants.${index}.key`, message: "Give the variant a key." }]),
     ...localIssues(variant.filter, `variants.${index}.filter`),

@@ -51,6 +51,8 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   // Kept here, not in the sections: a save reloads the feature, and the sections start afresh on the new version.
   const [notice, setNotice] = useState<ComponentChildren>();
   const [tab, setTab] = useState<Tab>("rules");
+  // Stepped by each proposal: the editors start again from the rules as saved, since the proposal changed nothing yet.
+  const [proposals, setProposals] = useState(0);
   useEffect(() => setNotice(undefined), [base]);
   const reload = (message?: string) => {
     setNotice(message);
@@ -65,6 +67,7 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
         Proposed as change request <a href={scope.link("change-requests", outcome.request.id)}>{outcome.request.title}</a>: nothing changes until it is approved and applied.
       </>,
     );
+    setProposals((count) => count + 1);
     requests.reload();
   };
   const approvalRequired = policy.data?.requireApproval === true;
@@ -120,22 +123,24 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
               <Tabs<Tab> tabs={TABS} label="Sections of this feature" selected={tab} onSelect={(next) => setTab(next)} />
               <TabPanel id="rules" selected={tab}>
                 <Targeting
-                  key={`${environmentId}:${detail.data.targeting.version}`}
+                  key={`${environmentId}:${detail.data.targeting.version}:${proposals}`}
                   featureKey={featureKey}
                   environmentName={environment.name}
                   initial={detail.data.targeting}
                   canWrite={canWrite}
                   approvalRequired={approvalRequired}
+                  asking={governed.asking}
                   write={governed.write}
                   onSaved={saved}
                 />
                 <RemoteConfig
-                  key={`${environmentId}:c${detail.data.config.version}`}
+                  key={`${environmentId}:c${detail.data.config.version}:${proposals}`}
                   featureKey={featureKey}
                   environmentName={environment.name}
                   initial={detail.data.config}
                   canWrite={canWrite}
                   approvalRequired={approvalRequired}
+                  asking={governed.asking}
                   write={governed.write}
                   onSaved={saved}
                 />

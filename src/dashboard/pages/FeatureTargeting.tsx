@@ -13,6 +13,7 @@ export function Targeting({
   initial,
   canWrite,
   approvalRequired,
+  asking,
   write,
   onSaved,
 }: {
@@ -21,6 +22,8 @@ export function Targeting({
   initial: EnvironmentFeature["targeting"];
   canWrite: boolean;
   approvalRequired: boolean;
+  /** The policy's dialog is open: the save waits for it, but is not busy yet. */
+  asking: boolean;
   write(spec: WriteSpec): Promise<WriteOutcome | undefined>;
   onSaved(outcome: WriteOutcome, savedMessage: (version: number) => string): void;
 }) {
@@ -28,7 +31,8 @@ export function Targeting({
   const [rules, setRules] = useState((initial.segmentRules ?? initial.rules) as { filter: Filter }[]);
   const [jsonError, setJsonError] = useState<string | undefined>();
   const [attempted, setAttempted] = useState(false);
-  const saving = useAction();
+  const action = useAction();
+  const saving = { ...action, busy: action.busy && !asking };
   const [serverError, setServerError] = useState<unknown>();
   const local = rules.flatMap((rule, index) => localIssues(rule.filter, `rules.${index}.filter`));
   // A server message belongs to the rules it was about: any edit clears it, so nothing stale stays on screen.

@@ -36,7 +36,7 @@ export function Features({ scope }: { scope: Scope }) {
     );
   }, [environmentId]);
   const policy = useLoad(() => loadPolicy(environmentId), [environmentId]);
-  const [switched, setSwitched] = useState<string | undefined>();
+  const [switched, setSwitched] = useState<{ text: string; held: boolean } | undefined>();
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: "key", descending: false });
   const [actionError, setActionError] = useState<unknown>();
@@ -110,7 +110,7 @@ export function Features({ scope }: { scope: Scope }) {
       </div>
       <ErrorMessage error={loaded.error ?? actionError ?? adoption.error ?? policy.error} />
       <div aria-live="polite" class="notice-slot">
-        {switched && <p class="success">{switched}</p>}
+        {switched && <p class={switched.held ? "warning" : "success"}>{switched.text}</p>}
       </div>
       {loaded.data && (
         <DataTable
@@ -154,7 +154,8 @@ export function Features({ scope }: { scope: Scope }) {
                   featureKey={feature.key}
                   enabled={feature.enabled}
                   policy={policy.data}
-                  onChanged={(_on, message) => (setSwitched(message), loaded.reload())}
+                  onChanged={(_on, text) => (setSwitched({ text, held: false }), loaded.reload())}
+                  onHeld={(text) => setSwitched({ text, held: true })}
                 />
               </td>
               <td>
