@@ -9,7 +9,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMember } from "../support/accounts.js";
+import { asSession, createMember, signIn } from "../support/accounts.js";
 import { adminRequest } from "../support/http.js";
 import {
   createOwner,
@@ -278,6 +278,81 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     const history = (await adminRequest(harness.server, "GET", `/admin/environments/${development}/features/checkout/history`)).body.versions;
     expect(history.at(-1)).toMatchObject({ kind: "targeting", version: 1, comment: "acme pilot in development" });
     expectCleanConsole(errors);
+  });
+
+  it("rejects with a reason, edits onto new rules after a conflict, schedules and cancels, each in words", async () => {
+    const anaSession = await signIn(harness.url, "ana@example.com");
+    const created = await asSession(harness.url, anaSession, "POST", `/admin/environments/${production}/change-requests`, { title: "Acme only again", changes: [{ feature: "checkout", targeting: { rules: [ACME] } }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id: string = created.body.changeRequest.id;
+    const requestUrl = `${harness.url}/dashboard/#/apps/${appId}/environments/${production}/change-requests/${id}`;
+    const diffRows = async (page: Page) => (await page.getByRole("region", { name: "checkout", exact: true }).getByRole("listitem").allTextContents()).map((text) => text.replace(/\s+/g, " ").trim());
+
+    // Ben rejects it; a reason is required.
+    await ben.page.goto(requestUrl);
+    await ben.page.getByRole("heading", { name: "Acme only again", level: 1 }).waitFor();
+    expect(await diffRows(ben.page)).toEqual(["Unchanged Rule 1: company.id is acme", "Removed Rule 2: company.plan is pro"]);
+    await ben.page.getByRole("button", { name: "Reject" }).click();
+    const reject = ben.page.getByRole("dialog", { name: "Reject “Acme only again”?" });
+    await reject.getByRole("button", { name: "Reject" }).click();
+    expect(await reject.isVisible()).toBe(true);
+    await reject.getByLabel("Reason (required)").fill("Pro customers rely on it");
+    await reject.getByRole("button", { name: "Reject" }).click();
+    await ben.page.getByText("Rejected: its author may edit it and ask again.").waitFor();
+
+    // The rules change under it (an owner's bypass); Ana's page says the request is now behind.
+    const bypass = await adminRequest(harness.server, "PUT", `/admin/environments/${production}/features/checkout/targeting?bypass=true&reason=hotfix`, { rules: [ACME, PRO, { filter: { type: "context", field: "company.plan", operator: "IS", values: ["team"] } }] });
+    expect(bypass.status, JSON.stringify(bypass.body)).toBe(200);
+    await ana.page.goto(requestUrl);
+    await ana.page.getByText("checkout changed since this request was made (targeting version 2 → 3)").waitFor();
+    await ana.page.getByText("Pro customers rely on it").waitFor();
+    await expectNoSeriousA11yViolations(ana.page, "a rejected request behind the current rules");
+    await screenshot(harness, ana.page, "change-request-rejected-stale");
+
+    // Ana edits it (a new revision, open again) without rebasing; Ben approves; the apply is refused as a conflict, in words.
+    await ana.page.getByRole("button", { name: "Edit" }).click();
+    const edit = ana.page.getByRole("dialog", { name: "Edit the request" });
+    await edit.getByLabel("Title").fill("Acme only, for now");
+    await edit.getByRole("button", { name: "Save revision" }).click();
+    await ana.page.getByText("Saved as a new revision: earlier approvals no longer count.").waitFor();
+    await ana.page.getByText("an edit since voided it").waitFor();
+    expect(await asSession(harness.url, await signIn(harness.url, "ben@example.com"), "POST", `/admin/environments/${production}/change-requests/${id}/reviews`, { decision: "approve", revision: 2 }).then((reply) => reply.body.changeRequest.state)).toBe("approved");
+    await ana.page.reload();
+    await ana.page.getByRole("button", { name: "Apply to production" }).click();
+    const apply = ana.page.getByRole("dialog", { name: "Apply “Acme only, for now” to production?" });
+    await apply.getByLabel("Comment (required)").fill("back to acme");
+    await apply.getByRole("button", { name: "Apply to production" }).click();
+    await apply.getByText("The rules changed since the request was based on them: checkout (now targeting version 3").waitFor();
+    expect(await apply.getByText("(CONFLICT)").count()).toBe(1);
+    await screenshot(harness, ana.page, "apply-conflict");
+    await apply.getByRole("button", { name: "Cancel" }).click();
+    expect((await targeting(production)).targeting.version).toBe(3);
+
+    // Edited onto the current rules, the warning goes; a schedule is an edit too; then she cancels it.
+    await ana.page.getByRole("button", { name: "Edit" }).click();
+    await edit.getByLabel("Base the changes on the features' current rules").check();
+    await edit.getByRole("button", { name: "Save revision" }).click();
+    await ana.page.getByText("revision 3", { exact: true }).waitFor();
+    await ana.page.getByText("changed since this request was made").waitFor({ state: "detached" });
+    expect(await diffRows(ana.page)).toEqual(["Unchanged Rule 1: company.id is acme", "Removed Rule 2: company.plan is pro", "Removed Rule 3: company.plan is team"]);
+    await ana.page.getByRole("button", { name: "Schedule" }).click();
+    const schedule = ana.page.getByRole("dialog", { name: "When should it apply?" });
+    await schedule.getByLabel("Apply at (your local time)").fill("2099-01-02T03:04");
+    await schedule.getByRole("button", { name: "Save schedule" }).click();
+    await ana.page.getByText("Schedule set: it needs approval again for this revision.").waitFor();
+    const scheduled = (await adminRequest(harness.server, "GET", `/admin/environments/${production}/change-requests/${id}`)).body.changeRequest;
+    expect(scheduled).toMatchObject({ state: "open", revision: 4, scheduledAt: new Date(2099, 0, 2, 3, 4).toISOString() });
+    await ana.page.getByRole("button", { name: "Cancel request" }).click();
+    await ana.page.getByRole("dialog", { name: "Cancel “Acme only, for now”?" }).getByRole("button", { name: "Cancel request" }).click();
+    await ana.page.getByText("Cancelled.").waitFor();
+    await navLink(ana.page, "Change requests").click();
+    const closed = ana.page.getByRole("region", { name: "Applied, rejected and cancelled" });
+    await closed.getByRole("link", { name: "Acme only, for now" }).waitFor();
+    expect((await closed.getByRole("row").filter({ hasText: "Acme only, for now" }).getByRole("cell").first().textContent())?.trim()).toBe("cancelled");
+    expect(await ana.page.getByRole("region", { name: "Pending" }).getByRole("link", { name: "Acme only, for now" }).count()).toBe(0);
+    // The refused apply is the one failing request the browser logs: a 409 the page showed in words.
+    expect(ana.errors.filter((error) => /status of 409/.test(error))).toHaveLength(1);
+    expectCleanConsole(ana.errors.filter((error) => !/status of 409/.test(error)));
   });
 
   it("lets a viewer read a request without any button to change it", async () => {
