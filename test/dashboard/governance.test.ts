@@ -200,7 +200,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     const state = await targeting(production);
     expect(state.enabled).toBe(false);
     expect(state.targeting.version).toBe(2);
-    expect(await page.getByRole("link", { name: "off in production" }).count()).toBe(1);
+    // The list reloads: the production column shows it off too.
+    await page.getByRole("link", { name: "off in production" }).waitFor();
     await page.getByRole("switch", { name: "checkout served in production" }).click();
     await page.getByText("checkout stays off: switching it back on in production needs approval").waitFor();
     expect((await targeting(production)).enabled).toBe(false);
@@ -215,13 +216,16 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     await page.goto(featureUrl(production));
     await page.getByText("Off for everyone in production.").waitFor();
     await screenshot(harness, page, "feature-switched-off");
-    await page.getByRole("switch", { name: "Served in production: off" }).click();
+    const toggle = page.getByRole("switch", { name: "Served in production" });
+    expect(await toggle.getAttribute("aria-checked")).toBe("false");
+    await toggle.click();
     const dialog = page.getByRole("dialog", { name: "Switch checkout back on in production?" });
     await dialog.waitFor();
     await expectNoSeriousA11yViolations(page, "the owner's bypass dialog");
     await dialog.getByLabel("Reason (required)").fill("payments fixed");
     await dialog.getByRole("button", { name: "Switch on, bypassing approval" }).click();
     await page.getByText("checkout is on again in production").waitFor();
+    expect(await page.getByRole("switch", { name: "Served in production" }).getAttribute("aria-checked")).toBe("true");
     expect((await targeting(production)).enabled).toBe(true);
     const [entry] = (await adminRequest(harness.server, "GET", "/admin/audit?limit=1")).body.entries;
     expect(entry).toMatchObject({ action: "feature.enable", details: { bypass: true, reason: "payments fixed" } });

@@ -14,7 +14,7 @@ import { FormDialog } from "./FormDialog";
 export function KillSwitch({
   scope,
   featureKey,
-  enabled,
+  enabled: initiallyEnabled,
   policy,
   onChanged,
   onHeld,
@@ -29,6 +29,8 @@ export function KillSwitch({
   onHeld?(message: string): void;
   showLabel?: boolean;
 }) {
+  // What the service last answered, shown at once (the page's reload catches up with the same value).
+  const [enabled, setShown] = useState(initiallyEnabled);
   const [asking, setAsking] = useState<"bypass" | "comment" | undefined>();
   const [held, setHeld] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -40,7 +42,8 @@ export function KillSwitch({
   const send = async (body: Parameters<typeof setEnabled>[2]) => {
     setBusy(true);
     try {
-      await setEnabled(scope.environmentId, featureKey, body);
+      const answer = await setEnabled(scope.environmentId, featureKey, body);
+      setShown(answer.enabled);
       setError(undefined);
       setAsking(undefined);
       onChanged(body.enabled, body.enabled ? `${featureKey} is on again in ${environmentName}: its rules decide who gets it.` : `${featureKey} is off for everyone in ${environmentName}; its rules are kept.`);
@@ -71,7 +74,13 @@ export function KillSwitch({
         <span class="switch-track" aria-hidden="true">
           <span class="switch-thumb" />
         </span>
-        <span class="switch-text">{showLabel ? `Served in ${environmentName}: ${enabled ? "on" : "off"}` : enabled ? "On" : "Off"}</span>
+        {/* The state is the switch's own (aria-checked): the name stays the same when it flips. */}
+        <span class="switch-text">{showLabel ? `Served in ${environmentName}` : enabled ? "On" : "Off"}</span>
+        {showLabel && (
+          <span class="switch-state" aria-hidden="true">
+            {enabled ? "on" : "off"}
+          </span>
+        )}
       </button>
       {held && (
         <p class="warning" role="status">

@@ -14,6 +14,8 @@ export function ChangeRequestDetail({ scope, requestId }: { scope: Scope; reques
   const policy = useLoad(() => loadPolicy(environmentId), [environmentId]);
   const segments = useLoad(() => get<{ segments: { id: string; name: string }[] }>(`/admin/apps/${enc(app.id)}/segments`).then((answer) => new Map(answer.segments.map((segment) => [segment.id, segment.name]))), [app.id]);
   const [notice, setNotice] = useState<string | undefined>();
+  // What the last action answered: the request as it now is (diffs included), shown in the same render as its notice.
+  const [latest, setLatest] = useState<ChangeRequest | undefined>();
 
   if (request.error instanceof ApiError && request.error.status === 404) {
     return (
@@ -27,11 +29,10 @@ export function ChangeRequestDetail({ scope, requestId }: { scope: Scope; reques
       </Page>
     );
   }
-  const data = request.data;
+  const data = latest ?? request.data;
   const changed = (next: ChangeRequest, message: string) => {
+    setLatest(next);
     setNotice(message);
-    request.reload();
-    void next;
   };
   return (
     <Page
@@ -78,7 +79,7 @@ export function ChangeRequestDetail({ scope, requestId }: { scope: Scope; reques
                 </dd>
                 <dt>Approvals</dt>
                 <dd>
-                  {data.approvals.length} of {policy.data.requireApproval ? policy.data.minApprovals : 0} needed, on revision {data.revision}
+                  {policy.data.requireApproval ? `${data.approvals.length} of ${policy.data.minApprovals} needed, on revision ${data.revision}` : `${data.approvals.length}; ${environment.name} requires none`}
                 </dd>
                 <dt>Author</dt>
                 <dd>{actorName(data.createdBy)}</dd>
