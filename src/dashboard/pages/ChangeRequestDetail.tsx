@@ -86,7 +86,7 @@ export function ChangeRequestDetail({ scope, requestId }: { scope: Scope; reques
                 <dt>Created</dt>
                 <dd>{when(data.createdAt)}</dd>
                 <dt>Applies</dt>
-                <dd>{data.appliedAt ? `applied ${when(data.appliedAt)}` : data.scheduledAt ? `at ${when(data.scheduledAt)}, once approved` : "by hand, once approved"}</dd>
+                <dd>{data.appliedAt ? `applied ${when(data.appliedAt)}` : data.scheduledAt ? `at ${when(data.scheduledAt)}${data.state === "scheduled" ? "" : ", once approved"}` : data.state === "approved" ? "by hand: ready now" : "by hand, once approved"}</dd>
               </dl>
             </section>
             <RequestActions scope={scope} request={data} policy={policy.data} onChanged={changed} />
