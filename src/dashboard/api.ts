@@ -127,15 +127,21 @@ export interface EnvironmentFeature extends Feature {
   /** `rules` as served (segments inlined); `segmentRules` as saved, when they name segments. */
   targeting: { version: number; rules: { filter: unknown }[]; segmentRules?: { filter: unknown }[] };
   config: { version: number; variants: { filter: unknown; key: string; payload: unknown }[] };
-  lastChange: { at: string; kind: "targeting" | "config" | "settings"; version: number | null; actor: Actor | null } | null;
+  lastChange: { at: string; kind: "targeting" | "config" | "enabled" | "settings"; version: number | null; actor: Actor | null } | null;
+  /** The kill switch (docs/API.md §15): false holds it off for everyone in this environment, its rules kept. */
+  enabled: boolean;
   /** The MCP list_flags verdict (docs/API.md §12): a candidate for removing from the code. */
   stale: boolean;
   staleReason: "unevaluated" | "constant" | null;
 }
 
 export interface HistoryVersion {
-  kind: "targeting" | "config";
+  /** `enabled`: a kill-switch entry (docs/API.md §15), `enabled` its new position. */
+  kind: "targeting" | "config" | "enabled";
   version: number;
+  enabled?: boolean;
+  comment?: string;
+  changeRequestId?: string;
   rules?: { filter: unknown }[];
   segmentRules?: { filter: unknown }[];
   variants?: unknown[];

@@ -1,5 +1,8 @@
 import type { ComponentChild } from "preact";
 import type { App as AppRecord, Member } from "./api";
+import { ChangeRequestDetail } from "./pages/ChangeRequestDetail";
+import { ChangeRequests } from "./pages/ChangeRequests";
+import { EnvironmentSettings } from "./pages/EnvironmentSettings";
 import { FeatureDetail } from "./pages/FeatureDetail";
 import { Features } from "./pages/Features";
 import { CompanyDetail, EntityList, UserDetail } from "./pages/Companies";
@@ -25,6 +28,11 @@ export const SCOPED_PAGE_VIEWS: Record<ScopedPage, { label: string; list(scope: 
     list: (scope) => <Features scope={scope} />,
     detail: (scope, id) => <FeatureDetail key={`${scope.app.id}:${id}`} scope={scope} featureKey={id} />,
   },
+  "change-requests": {
+    label: "Change requests",
+    list: (scope) => <ChangeRequests key={scope.environmentId} scope={scope} />,
+    detail: (scope, id) => <ChangeRequestDetail key={`${scope.environmentId}:${id}`} scope={scope} requestId={id} />,
+  },
   companies: {
     label: "Companies",
     list: (scope) => <EntityList scope={scope} kind="companies" />,
@@ -44,6 +52,7 @@ export const SCOPED_PAGE_VIEWS: Record<ScopedPage, { label: string; list(scope: 
   },
   stages: { label: "Release stages", list: (scope) => <Stages key={scope.app.id} scope={scope} /> },
   keys: { label: "Keys & SDKs", list: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
+  settings: { label: "Environment settings", list: (scope) => <EnvironmentSettings key={scope.environmentId} scope={scope} /> },
   events: { label: "Live events", list: (scope) => <LiveEvents scope={scope} /> },
 };
 

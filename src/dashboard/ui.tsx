@@ -8,6 +8,7 @@ const PLAIN: Record<string, string> = {
   INVALID_CREDENTIALS: "The email or password is not right.",
   RATE_LIMITED: "Too many tries in a short time: wait a few minutes and try again.",
   FORBIDDEN: "Your role does not allow this: ask an owner.",
+  APPROVAL_REQUIRED: "This environment requires approval for that change: propose it as a change request from the feature's page, or ask an owner, who may write it with a reason.",
 };
 
 /**

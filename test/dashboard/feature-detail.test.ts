@@ -55,6 +55,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     publishableKey = environment.publishableKey;
     appId = app.id;
     await adminRequest(harness.server, "PUT", `/admin/apps/${app.id}/features/huddle`, { description: "Huddles", stage: "Beta" });
+    // This suite is about the editor: production's confirmation before each save has its own suite (governance.test.ts).
+    await adminRequest(harness.server, "PUT", `/admin/environments/${production}/policy`, { confirmChanges: false });
     ({ page, context, errors } = await harness.open());
     await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
     await page.getByRole("link", { name: "huddle" }).click();

@@ -54,18 +54,18 @@ describe.runIf(HAS_CHROMIUM)("dashboard features list", () => {
     await signInByKeyboard(page, harness.url, OWNER.email, OWNER.password);
     await page.getByRole("link", { name: "beta-huddle" }).waitFor();
     const headers = (await page.getByRole("columnheader").allTextContents()).map((text) => text.trim());
-    expect(headers.slice(0, 5)).toEqual(["Feature ▲", "Stage", "production", "development", "Last change"]);
+    expect(headers.slice(0, 6)).toEqual(["Feature ▲", "Stage", "production", "development", "Served in production", "Last change"]);
     expect((await cellTexts("beta-huddle")).slice(1, 4)).toEqual(["Beta", "some", "everyone"]);
     expect((await cellTexts("ga-export")).slice(1, 4)).toEqual(["General availability", "everyone", "off"]);
-    expect((await cellTexts("alpha-search")).slice(2, 5)).toEqual(["off", "off", "never targeted"]);
-    expect((await cellTexts("beta-huddle"))[4]).toContain(`by ${OWNER.email}`);
+    expect((await cellTexts("alpha-search")).slice(2, 6)).toEqual(["off", "off", "On", "never targeted"]);
+    expect((await cellTexts("beta-huddle"))[5]).toContain(`by ${OWNER.email}`);
     await expectNoSeriousA11yViolations(page, "features list");
     await screenshot(harness, page, "features-list");
 
     // The environment switcher changes whose last change is shown: development's was made by the admin token.
     await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
     await page.waitForFunction(() => document.body.textContent?.includes("by admin token"));
-    expect((await cellTexts("beta-huddle"))[4]).toContain("by admin token");
+    expect((await cellTexts("beta-huddle"))[5]).toContain("by admin token");
     // A state in another environment's column opens the feature there.
     await rowOf("beta-huddle").getByRole("link", { name: "some in production" }).click();
     await page.getByRole("heading", { name: /Targeting in production/ }).waitFor();

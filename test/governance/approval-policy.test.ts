@@ -1,8 +1,8 @@
 /**
  * An environment's approval policy (API.md §15) over real HTTP: while production requires approval, every direct
- * targeting or config write there — the management API, stage application, a flags-as-files import, the MCP tool, the
- * kill switch turned back on — is refused with 409 APPROVAL_REQUIRED for anyone but an owner, and writes nothing; an
- * owner writes with bypass=true and a reason, which the audit entry shows; switching a feature off is never held.
+ * targeting or config write there — the management API, stage application, a flags-as-files import, the kill switch
+ * turned back on — is refused with 409 APPROVAL_REQUIRED for anyone but an owner, and writes nothing (the MCP tool
+ * proposes a change request instead); an owner writes with bypass=true and a reason, which the audit entry shows; switching a feature off is never held.
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,12 +123,13 @@ describe(`approval policy (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     expect(await features()).toContain("from-unleash");
   });
 
-  it("holds the MCP tool that writes targeting", async () => {
+  it("holds the MCP tool that writes targeting: it proposes a change request instead", async () => {
     const before = await state();
     const reply = await mcp.call("set_flag_targeting", { appId: keys.app.id, key: "huddle", environmentId: keys.production.id, enabled: true });
-    expect(reply.isError).toBe(true);
-    expect(reply.value.error.code).toBe("APPROVAL_REQUIRED");
+    expect(reply.isError, reply.text).toBe(false);
+    expect(reply.value).toMatchObject({ proposed: true, changeRequest: { state: "open", changes: [{ feature: "huddle", targeting: { rules: EVERYONE } }] } });
     expect(await state()).toEqual(before);
+    expect((await admin("POST", `${production()}/change-requests/${reply.value.changeRequest.id}/cancel`)).status).toBe(200);
     const elsewhere = await mcp.call("set_flag_targeting", { appId: keys.app.id, key: "huddle", environmentId: keys.development.id, enabled: true });
     expect(elsewhere.isError, elsewhere.text).toBe(false);
   });

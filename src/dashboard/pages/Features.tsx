@@ -10,6 +10,8 @@ import { formValue } from "../form";
 import { useAction } from "../hooks/useAction";
 import { useConfirm } from "../components/ConfirmDialog";
 import { loadStages } from "./FeatureSettings";
+import { KillSwitch } from "../components/KillSwitch";
+import { loadPolicy } from "../governance";
 import { actorName, ErrorMessage, Page, useLoad, when } from "../ui";
 
 type SortKey = "key" | "stage" | "changed" | "created";
@@ -33,6 +35,8 @@ export function Features({ scope }: { scope: Scope }) {
       (answer) => new Map(answer.features.map((figures) => [figures.key, figures])),
     );
   }, [environmentId]);
+  const policy = useLoad(() => loadPolicy(environmentId), [environmentId]);
+  const [switched, setSwitched] = useState<{ text: string; held: boolean } | undefined>();
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: "key", descending: false });
   const [actionError, setActionError] = useState<unknown>();
@@ -104,13 +108,17 @@ export function Features({ scope }: { scope: Scope }) {
           {loaded.data ? `${rows.length} feature${rows.length === 1 ? "" : "s"}` : ""}
         </span>
       </div>
-      <ErrorMessage error={loaded.error ?? actionError ?? adoption.error} />
+      <ErrorMessage error={loaded.error ?? actionError ?? adoption.error ?? policy.error} />
+      <div aria-live="polite" class="notice-slot">
+        {switched && <p class={switched.held ? "warning" : "success"}>{switched.text}</p>}
+      </div>
       {loaded.data && (
         <DataTable
           columns={[
             sortable("key", "Feature"),
             sortable("stage", "Stage"),
             ...app.environments.map((environment) => environment.name),
+            `Served in ${scope.environment.name}`,
             sortable("changed", "Last change"),
             "Tried (30 d)",
             "Adopted (30 d)",
@@ -128,7 +136,8 @@ export function Features({ scope }: { scope: Scope }) {
               <td>{feature.stage ?? "—"}</td>
               {app.environments.map((environment) => {
                 const there = loaded.data!.get(environment.id)?.find((each) => each.key === feature.key);
-                const state = there ? stateOf(there.targeting.rules as Rule[]) : "off";
+                // The kill switch holds a feature off whatever its rules say (its rules are kept for when it is back on).
+                const state = there && there.enabled !== false ? stateOf(there.targeting.rules as Rule[]) : "off";
                 // Each state opens the feature in that environment (its own URL, §9).
                 return (
                   <td>
@@ -138,6 +147,17 @@ export function Features({ scope }: { scope: Scope }) {
                   </td>
                 );
               })}
+              <td>
+                <KillSwitch
+                  key={`${environmentId}:${feature.key}:${feature.enabled}`}
+                  scope={scope}
+                  featureKey={feature.key}
+                  enabled={feature.enabled}
+                  policy={policy.data}
+                  onChanged={(_on, text) => (setSwitched({ text, held: false }), loaded.reload())}
+                  onHeld={(text) => setSwitched({ text, held: true })}
+                />
+              </td>
               <td>
                 {feature.lastChange ? (
                   <>

@@ -15,6 +15,9 @@ import { validateTargeting } from "../../schemas/rules.js";
 import type { Services } from "../core/services.js";
 import { newFeatureId } from "../../tenancy/identifiers.js";
 import type { AppRecord, EnvironmentRecord } from "../../tenancy/tenancy-records.js";
+import { PolicyRepository } from "../../management/governance/policy.js";
+import { proposeTargeting } from "./change-request-operations.js";
+import { appOrError, environmentOrError } from "./lookups.js";
 import { staleFlags } from "./stale-flags.js";
 import type { SetFlagTargeting } from "./tool-inputs.js";
 
@@ -22,22 +25,6 @@ type Context = RouteContext<Services>;
 
 /** At most this many feedback entries come back from list_feedback, newest first. */
 export const FEEDBACK_LIMIT = 100;
-
-function appOrError(context: Context, appId: string): AppRecord {
-  const app = context.services.tenancy.getApp(appId);
-  if (!app) throw new ServiceError("NOT_FOUND", `appId: no app ${appId}; list_apps gives the ids.`, [{ path: "appId", message: "no such app" }]);
-  return app;
-}
-
-function environmentOrError(context: Context, app: AppRecord, environmentId: string): EnvironmentRecord {
-  const environment = context.services.tenancy.getEnvironment(environmentId);
-  if (!environment || environment.appId !== app.id) {
-    throw new ServiceError("NOT_FOUND", `environmentId: no environment ${environmentId} in app ${app.id}; list_apps gives the ids.`, [
-      { path: "environmentId", message: "no such environment in this app" },
-    ]);
-  }
-  return environment;
-}
 
 function flagOrError(context: Context, app: AppRecord, key: string): FeatureRecord {
   const feature = context.services.features.getFeature(app.id, key);
@@ -133,6 +120,8 @@ export async function setFlagTargeting(context: Context, input: SetFlagTargeting
   const rules = targetingRulesOf(input);
   const validated = validateTargeting({ rules });
   if (!validated.ok) throw new ServiceError("INVALID_RULES", undefined, validated.issues);
+  // Where a person must approve, the agent's write becomes a proposal, never a refusal it cannot act on.
+  if (new PolicyRepository(context.services.store).policyOf(environment).requireApproval) return proposeTargeting(context, environment, input, rules);
   const saved = await submitChange(context, "rules.put", { environmentId: environment.id, featureKey: input.key, kind: "targeting", list: rules });
   return { version: saved.state.targeting.version, flagStateVersion: saved.flagStateVersion, rules: saved.state.targeting.rules };
 }

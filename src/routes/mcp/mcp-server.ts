@@ -23,7 +23,7 @@ import { TOOLS, type Tool } from "./tools.js";
 
 const SERVER_INFO = { name: "switchyard", version: "0.1.0" };
 const INSTRUCTIONS =
-  "Switchyard feature flags. list_apps first for app and environment ids; list_flags/get_flag to read; create_flag then set_flag_targeting to put new code behind a flag and roll it out; list_flags marks stale flags to clean up.";
+  "Switchyard feature flags. list_apps first for app and environment ids; list_flags/get_flag to read; create_flag then set_flag_targeting to put new code behind a flag and roll it out (where an environment requires approval, set_flag_targeting proposes a change request instead; get_change_request follows it); list_flags marks stale flags to clean up.";
 
 /** The tool list, JSON Schemas included, built once. */
 let toolList: { name: string; title: string; description: string; inputSchema: Record<string, unknown> }[] | undefined;

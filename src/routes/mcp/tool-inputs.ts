@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { FeatureKey } from "../../schemas/admin.js";
+import { CHANGE_REQUEST_STATES } from "../../management/governance/change-request-records.js";
 
 const id = (what: string) => v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(128, "must be at most 128 characters"), v.description(what));
 
@@ -41,6 +42,16 @@ export const SetFlagTargetingInput = v.strictObject({
       v.description("Advanced: the full rule list, as the management API takes it: [{filter}], a filter being constant, context, rolloutPercentage, group or negation. Replaces everything else."),
     ),
   ),
+  title: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.trim(),
+      v.minLength(1, "must not be empty"),
+      v.maxLength(200, "must be at most 200 characters"),
+      v.description("Where the environment requires approval, the change becomes a change request with this title (default: \"Set targeting of <key>\"). Say what and why, for the reviewer."),
+    ),
+  ),
+  description: v.optional(v.pipe(v.string("must be a string"), v.maxLength(5000, "must be at most 5000 characters"), v.description("The change request's description, where one is made: the reason, links, how to verify."))),
 });
 export const FlagUsageInput = v.strictObject({ appId, key: flagKey, environmentId });
 export const ListFeedbackInput = v.strictObject({
@@ -48,5 +59,15 @@ export const ListFeedbackInput = v.strictObject({
   environmentId,
   key: v.optional(v.pipe(FeatureKey, v.description("Only feedback on this flag."))),
 });
+
+const changeRequestId = id("A change request's id (cr_…), as list_change_requests or set_flag_targeting returns it.");
+export const ListChangeRequestsInput = v.strictObject({
+  appId,
+  environmentId,
+  state: v.optional(
+    v.pipe(v.picklist([...CHANGE_REQUEST_STATES], `must be one of ${CHANGE_REQUEST_STATES.join(", ")}`), v.description("Only requests in this state (open, approved, scheduled: still pending).")),
+  ),
+});
+export const GetChangeRequestInput = v.strictObject({ appId, environmentId, id: changeRequestId });
 
 export type SetFlagTargeting = v.InferOutput<typeof SetFlagTargetingInput>;

@@ -7,7 +7,8 @@ import type { Permission } from "../../accounts/roles.js";
 import type { RouteContext } from "../core/route.js";
 import type { Services } from "../core/services.js";
 import { createFlag, FEEDBACK_LIMIT, flagUsage, getFlag, listApps, listFeedback, listFlags, setFlagTargeting } from "./flag-operations.js";
-import { CreateFlagInput, FlagUsageInput, GetFlagInput, ListAppsInput, ListFeedbackInput, ListFlagsInput, SetFlagTargetingInput } from "./tool-inputs.js";
+import { getChangeRequest, listChangeRequests } from "./change-request-operations.js";
+import { CreateFlagInput, FlagUsageInput, GetChangeRequestInput, GetFlagInput, ListAppsInput, ListChangeRequestsInput, ListFeedbackInput, ListFlagsInput, SetFlagTargetingInput } from "./tool-inputs.js";
 import { STALE_DAYS } from "./stale-flags.js";
 
 export interface Tool<S extends v.GenericSchema = v.GenericSchema> {
@@ -60,10 +61,26 @@ export const TOOLS: readonly Tool[] = [
   tool({
     name: "set_flag_targeting",
     title: "Set who gets a feature flag",
-    description: `Replaces a flag's targeting in one environment and pushes the change to connected SDKs at once. Give exactly one of: enabled (true: everyone, false: nobody); companyIds and/or userIds (on for exactly those companies/users, off for everyone else); or rules (the full rule list). Answers {version, flagStateVersion, rules}; every version is kept in the flag's history and the write is audited with this token as actor. Needs a token that may write. ${ERRORS_NOTE}`,
+    description: `Replaces a flag's targeting in one environment and pushes the change to connected SDKs at once. Give exactly one of: enabled (true: everyone, false: nobody); companyIds and/or userIds (on for exactly those companies/users, off for everyone else); or rules (the full rule list). Answers {version, flagStateVersion, rules}; every version is kept in the flag's history and the write is audited with this token as actor. Where the environment's policy requires approval, nothing is written: the rules become a change request (title and description from this call, or a default title) and the answer is {proposed: true, message, changeRequest: {id, state, revision, changes, url, …}}; a person approves it in the dashboard, then it is applied (follow it with get_change_request). Needs a token that may write. ${ERRORS_NOTE}`,
     input: SetFlagTargetingInput,
     permission: "write",
     run: (context, input) => setFlagTargeting(context, input),
+  }),
+  tool({
+    name: "list_change_requests",
+    title: "List change requests",
+    description: `Lists the change requests of one environment, newest first (optionally only one state): {changeRequests: [{id, title, state, revision, features, createdBy, createdAt, scheduledAt, appliedAt}]}. States: open (awaits review), approved, scheduled, applied, rejected, cancelled, suspended (a scheduled apply met a conflict). Changes nothing. ${ERRORS_NOTE}`,
+    input: ListChangeRequestsInput,
+    permission: "read",
+    run: (context, input) => listChangeRequests(context, input),
+  }),
+  tool({
+    name: "get_change_request",
+    title: "Get a change request",
+    description: `Shows one change request: {changeRequest: {id, title, description, state, revision, changes: [{feature, base, targeting, config, diff}], approvals, reviews, createdBy, scheduledAt, appliedAt, suspendedReason, url}}; each change's diff compares it with the feature's rules as they are now, rule by rule (added, removed, changed, unchanged). Changes nothing. ${ERRORS_NOTE}`,
+    input: GetChangeRequestInput,
+    permission: "read",
+    run: (context, input) => getChangeRequest(context, input),
   }),
   tool({
     name: "flag_usage",

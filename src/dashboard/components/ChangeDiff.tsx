@@ -1,0 +1,91 @@
+import { describe, type Filter } from "../rules/model";
+import type { ListDiff, RequestChange, RuleChange } from "../governance";
+
+const TAG: Record<RuleChange, string> = { added: "Added", removed: "Removed", changed: "Changed", unchanged: "Unchanged" };
+
+type Variant = { key?: string; payload?: unknown; filter?: Filter };
+
+function ruleText(rule: unknown, segmentNames: ReadonlyMap<string, string>): string {
+  const filter = (rule as { filter?: Filter } | undefined)?.filter;
+  return filter ? describe(filter, segmentNames) : JSON.stringify(rule);
+}
+
+function variantText(value: unknown, segmentNames: ReadonlyMap<string, string>): string {
+  const variant = value as Variant;
+  const payload = JSON.stringify(variant.payload ?? null);
+  return `${variant.key ?? "(no key)"}: payload ${payload.length > 80 ? `${payload.slice(0, 77)}…` : payload}${variant.filter ? `, for ${describe(variant.filter, segmentNames)}` : ""}`;
+}
+
+/** How many rules each kind of change touched: "1 added, 1 changed". */
+function tally(diff: ListDiff): string {
+  const counts = (["added", "changed", "removed"] as const).map((kind) => [kind, diff.rules.filter((rule) => rule.change === kind).length] as const).filter(([, count]) => count > 0);
+  return counts.length === 0 ? "no change" : counts.map(([kind, count]) => `${count} ${kind}`).join(", ");
+}
+
+/** One list (rules or variants) rule by rule, as a reviewer reads it: what is added, removed, changed (before → after). */
+function ListChanges({ diff, noun, text }: { diff: ListDiff; noun: string; text(value: unknown): string }) {
+  if (diff.rules.length === 0) return <p class="empty-inline">No {noun}s before or after: off for everyone.</p>;
+  return (
+    <ol class="rule-diff">
+      {diff.rules.map(({ index, change }) => (
+        <li class={`diff-row diff-row-${change}`}>
+          <span class={`diff-tag diff-tag-${change}`}>{TAG[change]}</span>{" "}
+          <span class="diff-what">
+            {noun} {index + 1}
+            {change === "changed" ? (
+              <>
+                <span class="diff-before">
+                  <span class="muted">before:</span> {text(diff.from[index])}
+                </span>
+                <span class="diff-after">
+                  <span class="muted">after:</span> {text(diff.to[index])}
+                </span>
+              </>
+            ) : (
+              <>: {text(change === "removed" ? diff.from[index] : diff.to[index])}</>
+            )}
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * One feature's proposed change against the rules it has now. `applied` requests compare with rules they wrote, so
+ * they read as unchanged; a base older than the feature's current version is said, since applying would conflict.
+ */
+export function ChangeDiff({ change, link, segmentNames, settled }: { change: RequestChange; link: string; segmentNames: ReadonlyMap<string, string>; settled: boolean }) {
+  const { diff, base } = change;
+  const staleTargeting = change.targeting !== undefined && base.targetingVersion !== diff.current.targetingVersion;
+  const staleConfig = change.config !== undefined && base.configVersion !== diff.current.configVersion;
+  return (
+    <section class="change" aria-labelledby={`change-${change.feature}`}>
+      <h3 id={`change-${change.feature}`}>
+        <a href={link}>{change.feature}</a>
+      </h3>
+      {!settled && (staleTargeting || staleConfig) && (
+        <p class="warning">
+          {change.feature} changed since this request was made ({staleTargeting ? `targeting version ${base.targetingVersion} → ${diff.current.targetingVersion}` : `config version ${base.configVersion} → ${diff.current.configVersion}`}): applying
+          it would conflict. Its author edits the request onto the current rules.
+        </p>
+      )}
+      {diff.targeting && (
+        <div class="change-part">
+          <h4>
+            Targeting <span class="muted small">({tally(diff.targeting)}; based on version {base.targetingVersion})</span>
+          </h4>
+          <ListChanges diff={diff.targeting} noun="Rule" text={(rule) => ruleText(rule, segmentNames)} />
+        </div>
+      )}
+      {diff.config && (
+        <div class="change-part">
+          <h4>
+            Remote config <span class="muted small">({tally(diff.config)}; based on version {base.configVersion})</span>
+          </h4>
+          <ListChanges diff={diff.config} noun="Variant" text={(variant) => variantText(variant, segmentNames)} />
+        </div>
+      )}
+    </section>
+  );
+}
