@@ -68,11 +68,12 @@ function groupMoments(group: GroupSums): { mean: number; varianceOfLogMean: numb
 }
 
 /**
- * The mixing variance: it tunes which effects the sequence detects soonest (Johari et al. §4). Twice the guard's
- * limit on the log scale, floored: the effects worth stopping for lie beyond the limit.
+ * The mixing variance: it tunes which effects the sequence detects soonest (Johari et al. §4). A guard is there to
+ * stop harm quickly: tuned to a doubling or halving (ln 2 on the log scale), or to twice the guard's limit where
+ * that is larger.
  */
 export function mixingVarianceFor(maxRelativeChange: number): number {
-  const tau = Math.max(0.05, 2 * Math.log1p(maxRelativeChange));
+  const tau = Math.max(Math.LN2, 2 * Math.log1p(maxRelativeChange));
   return tau * tau;
 }
 
