@@ -6,7 +6,8 @@
  * naming the field; a hand edit pauses the rollout; the approval policy holds a start.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACCOUNT_TEST_ENV, asSession, createMember, signIn, type Session } from "../support/accounts.js";
+import { ACCOUNT_TEST_ENV, asSession, createMember, createToken, signIn, type Session } from "../support/accounts.js";
+import { connectMcp } from "../support/mcp.js";
 import { createApp, request } from "../support/http.js";
 import { seededRandom, sendRound, type Traffic } from "../support/rollouts.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
@@ -114,6 +115,27 @@ describe(`guarded rollouts (${NATIVE_MODE === "0" ? "native-free" : "native"} tw
     const rollout = await drive(key, started.body.rollout.id, { rates: { converted: { exposed: 0.45, control: 0.3 } }, plan: () => "pro" }, 21, 150);
     expect(rollout.state, JSON.stringify(rollout)).toBe("completed");
     expect((await admin("GET", `${env()}/features/${key}`)).body.targeting.rules).toEqual(EVERYONE);
+  });
+
+  it("starts and reads a rollout through the MCP tools, as the token's member", async () => {
+    await feature("agent-rollout", EVERYONE);
+    await createMember(server.url, server.adminToken, "agent-owner@example.com", "editor");
+    const token = await createToken(server.url, await signIn(server.url, "agent-owner@example.com"), "agent");
+    const mcp = await connectMcp(`${server.url}/api/mcp`, { token: token.secret });
+    try {
+      const started = await mcp.call("start_rollout", { environmentId: keys.production.id, key: "agent-rollout", steps: [10, 100], stepSeconds: 3600, guards: [{ event: "error", direction: "lower_is_better", maxRelativeChange: 0.2 }] });
+      expect(started.value.rollout).toMatchObject({ state: "running", step: 0, percent: 10, feature: "agent-rollout" });
+      const read = await mcp.call("get_rollout", { environmentId: keys.production.id, key: "agent-rollout" });
+      expect(read.value.rollout.id).toBe(started.value.rollout.id);
+      expect(read.value.rollout.guards).toEqual([expect.objectContaining({ event: "error", estimate: null, interval: null, breached: false })]);
+      const bad = await mcp.call("start_rollout", { environmentId: keys.production.id, key: "agent-rollout", steps: [50, 10], stepSeconds: 1 });
+      expect(bad.isError).toBe(true);
+      expect(bad.text).toMatch(/steps/);
+      const entry = (await admin("GET", `/admin/audit?entity=rollout&limit=100`)).body.entries.find((each: { details: { rolloutId?: string } }) => each.details.rolloutId === started.value.rollout.id);
+      expect(entry.actor).toMatchObject({ kind: "token" });
+    } finally {
+      await mcp.close();
+    }
   });
 
   describe("bad input and conflicts", () => {

@@ -9,6 +9,7 @@ import type { Services } from "../core/services.js";
 import { createFlag, FEEDBACK_LIMIT, flagUsage, getFlag, listApps, listFeedback, listFlags, setFlagTargeting } from "./flag-operations.js";
 import { CreateFlagInput, FlagUsageInput, GetFlagInput, ListAppsInput, ListFeedbackInput, ListFlagsInput, SetFlagTargetingInput } from "./tool-inputs.js";
 import { STALE_DAYS } from "./stale-flags.js";
+import { ROLLOUT_TOOLS } from "./rollout-tools.js";
 
 export interface Tool<S extends v.GenericSchema = v.GenericSchema> {
   name: string;
@@ -81,4 +82,5 @@ export const TOOLS: readonly Tool[] = [
     permission: "read",
     run: (context, input) => listFeedback(context, input),
   }),
+  ...ROLLOUT_TOOLS.map((definition) => tool(definition as Tool)),
 ];
