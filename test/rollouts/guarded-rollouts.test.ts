@@ -209,24 +209,46 @@ describe(`guarded rollouts (${NATIVE_MODE === "0" ? "native-free" : "native"} tw
       expect((await admin("GET", `${env()}/features/hand-edited`)).body.targeting.rules).toEqual(PRO_ONLY);
     });
 
-    it("obeys the approval policy: an editor is held, an owner starts with bypass and a reason", async () => {
+    it("obeys the approval policy: an editor's start is a change request, started when applied; an owner may bypass with a reason", async () => {
       await feature("governed", EVERYONE);
+      await feature("governed-now", EVERYONE);
       await createMember(server.url, server.adminToken, "owner@example.com", "owner");
       await createMember(server.url, server.adminToken, "editor@example.com", "editor");
       const owner: Session = await signIn(server.url, "owner@example.com");
       const editor: Session = await signIn(server.url, "editor@example.com");
       expect((await asSession(server.url, owner, "PUT", `${env()}/policy`, { requireApproval: true })).status).toBe(200);
       try {
-        const held = await asSession(server.url, editor, "POST", rollouts("governed"), { stepSeconds: 1 });
+        const proposed = await asSession(server.url, editor, "POST", rollouts("governed"), { steps: [10, 100], stepSeconds: 3600, comment: "first tenth" });
+        expect(proposed.status, JSON.stringify(proposed.body)).toBe(200);
+        expect(proposed.body.rollout).toBeNull();
+        expect(proposed.body.changeRequest).toMatchObject({ state: "open", changes: [{ feature: "governed", rollout: { steps: [10, 100], stepSeconds: 3600 } }] });
+        // Nothing started, nothing written, until the request is approved and applied.
+        expect((await admin("GET", rollouts("governed"))).body.rollouts).toEqual([]);
+        const versionBefore = (await admin("GET", `${env()}/features/governed`)).body.targeting.version;
+        const requestPath = `${env()}/change-requests/${proposed.body.changeRequest.id}`;
+        expect((await asSession(server.url, editor, "POST", `${requestPath}/apply`)).status).toBe(409);
+        expect((await asSession(server.url, owner, "POST", `${requestPath}/reviews`, { decision: "approve" })).body.changeRequest.state).toBe("approved");
+        const applied = await asSession(server.url, editor, "POST", `${requestPath}/apply`);
+        expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+        const started = (await admin("GET", `${rollouts("governed")}/${proposed.body.rolloutId}`)).body.rollout;
+        expect(started).toMatchObject({ state: "running", step: 0, percent: 10, createdBy: { kind: "member" } });
+        const targeting = (await admin("GET", `${env()}/features/governed`)).body.targeting;
+        expect(targeting.version).toBe(versionBefore + 1);
+        expect(targeting.rules[0].filter.filters[1]).toMatchObject({ type: "rolloutPercentage", key: "governed", partialRolloutThreshold: 10_000 });
+        const history = (await admin("GET", `${env()}/features/governed/history`)).body.versions;
+        expect(history.at(-1)).toMatchObject({ rolloutId: proposed.body.rolloutId, changeRequestId: proposed.body.changeRequest.id });
+        // A second proposal while it runs is refused at once.
+        expect((await asSession(server.url, editor, "POST", rollouts("governed"), { stepSeconds: 1 })).status).toBe(409);
+
+        const held = await asSession(server.url, editor, "POST", `${rollouts("governed-now")}?bypass=true&reason=urgent`, { stepSeconds: 1 });
         expect(held.status).toBe(409);
         expect(held.body.error.code).toBe("APPROVAL_REQUIRED");
-        expect((await admin("GET", rollouts("governed"))).body.rollouts).toEqual([]);
-        const bypassed = await asSession(server.url, owner, "POST", `${rollouts("governed")}?bypass=true&reason=${encodeURIComponent("incident follow-up")}`, { steps: [5, 100], stepSeconds: 3600 });
+        const bypassed = await asSession(server.url, owner, "POST", `${rollouts("governed-now")}?bypass=true&reason=${encodeURIComponent("incident follow-up")}`, { steps: [5, 100], stepSeconds: 3600 });
         expect(bypassed.status, JSON.stringify(bypassed.body)).toBe(200);
         const entry = (await admin("GET", `/admin/audit?entity=rollout&limit=100`)).body.entries.find((each: { action: string; details: { rolloutId?: string } }) => each.action === "rollout.started" && each.details.rolloutId === bypassed.body.rollout.id);
         expect(entry.details).toMatchObject({ bypass: true, reason: "incident follow-up" });
         // Pausing, like turning a feature off, never waits for approval.
-        expect((await asSession(server.url, editor, "POST", `${rollouts("governed")}/${bypassed.body.rollout.id}/pause`)).status).toBe(200);
+        expect((await asSession(server.url, editor, "POST", `${rollouts("governed-now")}/${bypassed.body.rollout.id}/pause`)).status).toBe(200);
       } finally {
         await asSession(server.url, owner, "PUT", `${env()}/policy`, { requireApproval: false });
       }

@@ -4,14 +4,16 @@
  * driver submits names the state and step it was decided on (`expected`): in cluster mode every node may submit the
  * same decision, the first applies and the others find the rollout moved on and change nothing.
  */
+import type { Actor } from "../../accounts/principal.js";
 import type { ErrorData } from "../../errors/catalogue.js";
+import type { HistoryLink } from "../../features/feature-records.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { historyLink, type ApplyContext, type Appliers } from "../apply-context.js";
 import type { ChangeOf } from "../changes.js";
 import { refused, type AuditRecord } from "../outcome.js";
 import { prepareTargeting } from "../segments/inline.js";
 import { segmentLookup } from "../targeting-writes.js";
-import { ACTIVE_STATES, type RolloutRecord, type RolloutState } from "./rollout-records.js";
+import { ACTIVE_STATES, type RolloutRecord, type RolloutSettings, type RolloutState } from "./rollout-records.js";
 import { RolloutRepository } from "./rollout-repository.js";
 import { hashesOn, stepRules } from "./rollout-targeting.js";
 
@@ -34,13 +36,23 @@ function entity(rollout: RolloutRecord) {
 
 type Written = { ok: true; version: number; flagStateVersion: number; before: unknown[]; after: unknown[] } | { ok: false; error: ErrorData };
 
+/** When and on whose behalf a rollout writes, and the history link of its versions (without the rollout's id). */
+export interface WriteStamp {
+  at: string;
+  link: HistoryLink;
+}
+
+function stampOf(context: ApplyContext, change: ChangeOf<"rollout.start" | "rollout.transition">): WriteStamp {
+  return { at: change.at, link: historyLink(context, change) };
+}
+
 /** Writes `authored` (the rules as saved, segments named) as the feature's targeting, a version naming the rollout. */
-function writeTargeting(context: ApplyContext, environment: EnvironmentRecord, rollout: RolloutRecord, authored: unknown[], change: ChangeOf<"rollout.start" | "rollout.transition">): Written {
+function writeTargeting(context: ApplyContext, environment: EnvironmentRecord, rollout: RolloutRecord, authored: unknown[], stamp: WriteStamp): Written {
   const prepared = prepareTargeting(authored, segmentLookup(context, environment.appId));
   if (!prepared.ok) return refused("INVALID_RULES", prepared.message);
   const before = context.features.rulesOf(environment.id, rollout.featureKey).targeting.rules;
-  const link = { ...historyLink(context, change), rolloutId: rollout.id };
-  const written = context.features.writeRules(environment.id, rollout.featureKey, "targeting", prepared.served, change.at, link, prepared.segmentRules);
+  const link = { ...stamp.link, rolloutId: rollout.id };
+  const written = context.features.writeRules(environment.id, rollout.featureKey, "targeting", prepared.served, stamp.at, link, prepared.segmentRules);
   if (!written) return refused("NOT_FOUND", `No feature ${rollout.featureKey}.`);
   return { ok: true, version: written.state.targeting.version, flagStateVersion: written.flagStateVersion, before, after: prepared.served };
 }
@@ -50,12 +62,12 @@ function authoredBase(rollout: RolloutRecord): unknown[] {
 }
 
 /** Writes the targeting of step `index` into `rollout` (its record, not yet stored). */
-function enterStep(context: ApplyContext, environment: EnvironmentRecord, rollout: RolloutRecord, index: number, change: ChangeOf<"rollout.start" | "rollout.transition">): Written {
+function enterStep(context: ApplyContext, environment: EnvironmentRecord, rollout: RolloutRecord, index: number, stamp: WriteStamp): Written {
   const percent = rollout.steps[index]!;
-  const written = writeTargeting(context, environment, rollout, stepRules(authoredBase(rollout), rollout.featureKey, rollout.attribute, percent), change);
+  const written = writeTargeting(context, environment, rollout, stepRules(authoredBase(rollout), rollout.featureKey, rollout.attribute, percent), stamp);
   if (!written.ok) return written;
   rollout.step = index;
-  rollout.stepRecords[index] = { percent, startedAt: change.at, targetingVersion: written.version, evidence: null };
+  rollout.stepRecords[index] = { percent, startedAt: stamp.at, targetingVersion: written.version, evidence: null };
   rollout.writtenVersion = written.version;
   return written;
 }
@@ -86,42 +98,68 @@ function done(rollout: RolloutRecord, audit: AuditRecord, flagStateVersion?: num
   };
 }
 
+/** Why a rollout cannot start on this feature now (checked before anything is written), or undefined. */
+export function startRefusal(context: ApplyContext, environment: EnvironmentRecord, featureKey: string, rolloutId: string): { ok: false; error: ErrorData } | undefined {
+  if (!context.features.getFeature(environment.appId, featureKey)) return refused("NOT_FOUND", `No feature ${featureKey}.`);
+  const rollouts = new RolloutRepository(context.store);
+  if (rollouts.get(environment.id, rolloutId)) return refused("CONFLICT", `Rollout ${rolloutId} exists.`);
+  const active = rollouts.activeId(environment.id, featureKey);
+  if (active !== undefined) return refused("CONFLICT", `Feature ${featureKey} already has an active rollout in this environment (${active}); pause, cancel or finish it first.`);
+  if (context.features.rulesOf(environment.id, featureKey).targeting.rules.length === 0) {
+    return refused("CONFLICT", `Feature ${featureKey} has no targeting rules in this environment: a rollout raises the share of who the rules target, so set them first (a rule with {"type": "constant", "value": true} targets everyone).`);
+  }
+  return undefined;
+}
+
+/**
+ * Starts a rollout (its checks passed, startRefusal): the record and its first step's targeting. Also what applying
+ * a change request that carries a rollout does (API.md §15: where approval is required, the start is one).
+ */
+export function beginRollout(
+  context: ApplyContext,
+  environment: EnvironmentRecord,
+  featureKey: string,
+  rolloutId: string,
+  settings: RolloutSettings,
+  createdBy: Actor,
+  stamp: WriteStamp,
+): { ok: true; rollout: RolloutRecord; written: Extract<Written, { ok: true }> } | { ok: false; error: ErrorData } {
+  const { targeting } = context.features.rulesOf(environment.id, featureKey);
+  const rollout: RolloutRecord = {
+    ...settings,
+    id: rolloutId,
+    environmentId: environment.id,
+    appId: environment.appId,
+    featureKey,
+    state: "running",
+    step: 0,
+    stepRecords: settings.steps.map((percent) => ({ percent, startedAt: null, targetingVersion: null, evidence: null })),
+    base: { version: targeting.version, rules: targeting.rules, ...(targeting.segmentRules ? { segmentRules: targeting.segmentRules } : {}) },
+    writtenVersion: targeting.version,
+    sampleRatioChecked: !hashesOn(targeting.rules, featureKey, settings.attribute),
+    reason: null,
+    transitions: [],
+    createdBy,
+    createdAt: stamp.at,
+    updatedAt: stamp.at,
+    endedAt: null,
+  };
+  const written = enterStep(context, environment, rollout, 0, stamp);
+  if (!written.ok) return written;
+  const completes = rollout.steps.length === 1;
+  settle(context, rollout, completes ? "completed" : "running", stamp.at, completes ? ACTIONS.complete : ACTIONS.start, null);
+  return { ok: true, rollout, written };
+}
+
 export const ROLLOUT_APPLIERS: RolloutAppliers = {
   "rollout.start"(context, change) {
     const environment = context.tenancy.getEnvironment(change.environmentId);
-    const feature = environment && context.features.getFeature(environment.appId, change.featureKey);
-    if (!environment || !feature) return refused("NOT_FOUND", `No feature ${change.featureKey}.`);
-    const rollouts = new RolloutRepository(context.store);
-    if (rollouts.get(environment.id, change.rolloutId)) return refused("CONFLICT", `Rollout ${change.rolloutId} exists.`);
-    const active = rollouts.activeId(environment.id, change.featureKey);
-    if (active !== undefined) return refused("CONFLICT", `Feature ${change.featureKey} already has an active rollout in this environment (${active}); pause, cancel or finish it first.`);
-    const { targeting } = context.features.rulesOf(environment.id, change.featureKey);
-    if (targeting.rules.length === 0) {
-      return refused("CONFLICT", `Feature ${change.featureKey} has no targeting rules in this environment: a rollout raises the share of who the rules target, so set them first (a rule with {"type": "constant", "value": true} targets everyone).`);
-    }
-    const rollout: RolloutRecord = {
-      ...change.settings,
-      id: change.rolloutId,
-      environmentId: environment.id,
-      appId: environment.appId,
-      featureKey: change.featureKey,
-      state: "running",
-      step: 0,
-      stepRecords: change.settings.steps.map((percent) => ({ percent, startedAt: null, targetingVersion: null, evidence: null })),
-      base: { version: targeting.version, rules: targeting.rules, ...(targeting.segmentRules ? { segmentRules: targeting.segmentRules } : {}) },
-      writtenVersion: targeting.version,
-      sampleRatioChecked: !hashesOn(targeting.rules, change.featureKey, change.settings.attribute),
-      reason: null,
-      transitions: [],
-      createdBy: change.actor,
-      createdAt: change.at,
-      updatedAt: change.at,
-      endedAt: null,
-    };
-    const written = enterStep(context, environment, rollout, 0, change);
-    if (!written.ok) return written;
-    const completes = rollout.steps.length === 1;
-    settle(context, rollout, completes ? "completed" : "running", change.at, completes ? ACTIONS.complete : ACTIONS.start, null);
+    if (!environment) return refused("NOT_FOUND", `No environment ${change.environmentId}.`);
+    const refusal = startRefusal(context, environment, change.featureKey, change.rolloutId);
+    if (refusal) return refusal;
+    const begun = beginRollout(context, environment, change.featureKey, change.rolloutId, change.settings, change.actor, stampOf(context, change));
+    if (!begun.ok) return begun;
+    const { rollout, written } = begun;
     const { guards, steps, stepSeconds, minExposures, attribute, onBreach } = rollout;
     return done(
       rollout,
@@ -160,7 +198,7 @@ export const ROLLOUT_APPLIERS: RolloutAppliers = {
         }
         const next = from + 1;
         if (next >= rollout.steps.length) return notActive();
-        const written = enterStep(context, environment, rollout, next, change);
+        const written = enterStep(context, environment, rollout, next, stampOf(context, change));
         if (!written.ok) return written;
         const completes = next === rollout.steps.length - 1;
         settle(context, rollout, completes ? "completed" : "running", change.at, completes ? ACTIONS.complete : ACTIONS.advance, null);
@@ -188,7 +226,7 @@ export const ROLLOUT_APPLIERS: RolloutAppliers = {
       }
       case "rollback": {
         if (!ACTIVE_STATES.has(rollout.state)) return notActive();
-        const written = writeTargeting(context, environment, rollout, authoredBase(rollout), change);
+        const written = writeTargeting(context, environment, rollout, authoredBase(rollout), stampOf(context, change));
         if (!written.ok) return written;
         rollout.writtenVersion = written.version;
         settle(context, rollout, "rolled_back", change.at, ACTIONS.rollback, change.reason ?? "Rolled back by hand.");

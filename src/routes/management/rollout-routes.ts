@@ -16,7 +16,10 @@ import { environmentOrNotFound } from "../core/route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
 import type { HttpMethod } from "../core/router.js";
 import { schemaBody } from "../core/schema-body.js";
-import { submitChange } from "../core/submit.js";
+import { envelopeFor, submitChange } from "../core/submit.js";
+import { PolicyRepository } from "../../management/governance/policy.js";
+import { rolloutIdOf } from "../../management/governance/change-request-records.js";
+import { presentChangeRequest } from "./present-change-request.js";
 import type { Services } from "../core/services.js";
 
 type Context = RouteContext<Services>;
@@ -56,6 +59,37 @@ const action = (kind: "pause" | "resume" | "cancel" | "rollback") =>
     return ok({ rollout: presentRollout(result.rollout, new RolloutRepository(context.services.store)) });
   });
 
+/**
+ * Starts a rollout, or where the environment requires approval proposes its start as a change request (API.md §15,
+ * §17) — unless an owner says bypass with a reason. Shared with the MCP tool.
+ */
+export async function startOrPropose(context: Context, environment: EnvironmentRecord, featureKey: string, settings: RolloutSettings) {
+  const store = context.services.store;
+  const warnings = guardWarnings(store, environment.id, settings.guards);
+  const envelope = envelopeFor(context);
+  if (new PolicyRepository(store).policyOf(environment).requireApproval && !envelope.bypass) {
+    // What applying would refuse, said now rather than after the reviews.
+    const active = new RolloutRepository(store).activeId(environment.id, featureKey);
+    if (active !== undefined) throw new ServiceError("CONFLICT", `Feature ${featureKey} already has an active rollout in this environment (${active}).`);
+    if (context.services.features.rulesOf(environment.id, featureKey).targeting.rules.length === 0) {
+      throw new ServiceError("CONFLICT", `Feature ${featureKey} has no targeting rules in this environment: a rollout raises the share of who the rules target, so set them first.`);
+    }
+    const proposal = {
+      environmentId: environment.id,
+      requestId: `cr_${randomBase62(16)}`,
+      title: `Guarded rollout of ${featureKey}`,
+      description: `Steps ${settings.steps.join(", ")} %, ${settings.stepSeconds} s each; guards: ${settings.guards.map((guard) => guard.event).join(", ") || "none"}. Starts when the request is applied.`,
+      changes: [{ feature: featureKey, rollout: settings }],
+      scheduledAt: null,
+    };
+    const { changeRequest } = await submitChange(context, "change-request.create", proposal, envelope);
+    return { rollout: null, rolloutId: rolloutIdOf(changeRequest), changeRequest: presentChangeRequest(context.services, changeRequest), warnings };
+  }
+  const rolloutId = `ro_${randomBase62(16)}`;
+  const { rollout } = await submitChange(context, "rollout.start", { environmentId: environment.id, featureKey, rolloutId, settings }, envelope);
+  return { rollout: presentRollout(rollout, new RolloutRepository(store)), warnings };
+}
+
 export const ROLLOUT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
@@ -64,10 +98,7 @@ export const ROLLOUT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
       const environment = environmentOrNotFound(context);
       const featureKey = featureOrNotFound(context, environment);
       const settings: RolloutSettings = schemaBody(context.request, StartRolloutBody);
-      const warnings = guardWarnings(context.services.store, environment.id, settings.guards);
-      const rolloutId = `ro_${randomBase62(16)}`;
-      const { rollout } = await submitChange(context, "rollout.start", { environmentId: environment.id, featureKey, rolloutId, settings });
-      return ok({ rollout: presentRollout(rollout, new RolloutRepository(context.services.store)), warnings });
+      return ok(await startOrPropose(context, environment, featureKey, settings));
     }),
   ],
   [

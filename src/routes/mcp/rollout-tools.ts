@@ -4,16 +4,14 @@
  */
 import * as v from "valibot";
 import { ServiceError } from "../../errors/catalogue.js";
-import { guardWarnings } from "../../management/rollouts/guard-warnings.js";
 import { presentRollout } from "../../management/rollouts/present-rollout.js";
 import { RolloutRepository } from "../../management/rollouts/rollout-repository.js";
 import { FeatureKey } from "../../schemas/admin.js";
 import { StartRolloutBody } from "../../schemas/rollouts.js";
-import { randomBase62 } from "../../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import type { RouteContext } from "../core/route.js";
 import type { Services } from "../core/services.js";
-import { submitChange } from "../core/submit.js";
+import { startOrPropose } from "../management/rollout-routes.js";
 
 type Context = RouteContext<Services>;
 
@@ -37,13 +35,11 @@ function flagOrError(context: Context, environment: EnvironmentRecord, key: stri
   if (!context.services.features.getFeature(environment.appId, key)) throw new ServiceError("NOT_FOUND", `key: no flag ${key}; list_flags gives the keys.`, [{ path: "key", message: "no such flag" }]);
 }
 
-async function startRollout(context: Context, input: v.InferOutput<typeof StartRolloutInput>) {
+function startRollout(context: Context, input: v.InferOutput<typeof StartRolloutInput>) {
   const { environmentId, key, ...settings } = input;
   const environment = environmentOrError(context, environmentId);
   flagOrError(context, environment, key);
-  const warnings = guardWarnings(context.services.store, environment.id, settings.guards);
-  const { rollout } = await submitChange(context, "rollout.start", { environmentId: environment.id, featureKey: key, rolloutId: `ro_${randomBase62(16)}`, settings });
-  return { rollout: presentRollout(rollout, new RolloutRepository(context.services.store)), warnings };
+  return startOrPropose(context, environment, key, settings);
 }
 
 function getRollout(context: Context, input: v.InferOutput<typeof GetRolloutInput>) {
@@ -60,7 +56,7 @@ export const ROLLOUT_TOOLS = [
     name: "start_rollout",
     title: "Start a guarded rollout",
     description:
-      "Raises a flag's share in one environment step by step (steps in percent, default [1, 5, 10, 25, 50, 100]; stepSeconds per step) and rolls it back on its own when a guard breaches: each guard compares the per-company (or per-user, attribute) rate of a tracked event between those who got the flag and those who did not, with a sequential test (lower_is_better for errors, higher_is_better for conversions; maxRelativeChange is the tolerated worsening, e.g. 0.1). The flag's current targeting is who the rollout raises the share of. Answers {rollout, warnings} (a warning names a guard event never tracked). One active rollout per flag and environment; obeys the environment's approval policy. Needs a token that may write.",
+      "Raises a flag's share in one environment step by step (steps in percent, default [1, 5, 10, 25, 50, 100]; stepSeconds per step) and rolls it back on its own when a guard breaches: each guard compares the per-company (or per-user, attribute) rate of a tracked event between those who got the flag and those who did not, with a sequential test (lower_is_better for errors, higher_is_better for conversions; maxRelativeChange is the tolerated worsening, e.g. 0.1). The flag's current targeting is who the rollout raises the share of. Answers {rollout, warnings} (a warning names a guard event never tracked); where the environment requires approval, the start is proposed as a change request instead: {rollout: null, rolloutId, changeRequest}, started when it is approved and applied. One active rollout per flag and environment. Needs a token that may write.",
     input: StartRolloutInput,
     permission: "write" as const,
     run: (context: Context, input: v.InferOutput<typeof StartRolloutInput>) => startRollout(context, input),
