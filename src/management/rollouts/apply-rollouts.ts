@@ -105,9 +105,13 @@ export function startRefusal(context: ApplyContext, environment: EnvironmentReco
   if (rollouts.get(environment.id, rolloutId)) return refused("CONFLICT", `Rollout ${rolloutId} exists.`);
   const active = rollouts.activeId(environment.id, featureKey);
   if (active !== undefined) return refused("CONFLICT", `Feature ${featureKey} already has an active rollout in this environment (${active}); pause, cancel or finish it first.`);
-  if (context.features.rulesOf(environment.id, featureKey).targeting.rules.length === 0) {
+  const { targeting } = context.features.rulesOf(environment.id, featureKey);
+  if (targeting.rules.length === 0) {
     return refused("CONFLICT", `Feature ${featureKey} has no targeting rules in this environment: a rollout raises the share of who the rules target, so set them first (a rule with {"type": "constant", "value": true} targets everyone).`);
   }
+  // The steps write these rules again (segments inlined anew): checked here, so that no write is begun and refused.
+  const prepared = prepareTargeting(targeting.segmentRules ?? targeting.rules, segmentLookup(context, environment.appId));
+  if (!prepared.ok) return refused("INVALID_RULES", prepared.message);
   return undefined;
 }
 

@@ -24,6 +24,12 @@ export class RolloutRepository {
     return all.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
   }
 
+  /** Every rollout of an environment, newest first. */
+  listIn(environmentId: string): RolloutRecord[] {
+    const all = [...this.store.table("rollouts").range(prefixRange(environmentId))].map((entry) => entry.value);
+    return all.sort((a, b) => (a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt)));
+  }
+
   activeId(environmentId: string, featureKey: string): string | undefined {
     return this.store.table("activeRollouts").get(key(environmentId, featureKey));
   }

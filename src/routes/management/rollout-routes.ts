@@ -92,6 +92,15 @@ export async function startOrPropose(context: Context, environment: EnvironmentR
 
 export const ROLLOUT_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
+    "GET",
+    "/admin/environments/:envId/rollouts",
+    read((context) => {
+      const environment = environmentOrNotFound(context);
+      const rollouts = new RolloutRepository(context.services.store);
+      return ok({ rollouts: rollouts.listIn(environment.id).map((rollout) => presentRollout(rollout, rollouts)) });
+    }),
+  ],
+  [
     "POST",
     BASE,
     write(async (context) => {
