@@ -46,7 +46,7 @@ export function Rollouts({ scope }: { scope: Scope }) {
         row={(rollout) => (
           <>
             <th scope="row">
-              <a href={`#${scope.link("rollouts", rollout.feature)}`}>{rollout.feature}</a>
+              <a href={scope.link("rollouts", rollout.feature)}>{rollout.feature}</a>
             </th>
             <td>
               <StateBadge rollout={rollout} />
@@ -106,7 +106,7 @@ export function RolloutDetail({ scope, featureKey }: { scope: Scope; featureKey:
                 Resume
               </button>
             )}
-            <button type="button" class="danger" onClick={() => void act("cancel")}>
+            <button type="button" class="secondary danger" onClick={() => void act("cancel")}>
               Cancel rollout
             </button>
           </>
@@ -120,7 +120,7 @@ export function RolloutDetail({ scope, featureKey }: { scope: Scope; featureKey:
       {rollouts.data && !rollout && <p class="empty">No rollout of {featureKey} in this environment yet.</p>}
       {rollout && <RolloutView rollout={rollout} />}
       <p>
-        <a href={`#${scope.link("features", featureKey)}`}>The feature's targeting and history</a> · <a href={`#${scope.link("rollouts")}`}>All rollouts</a>
+        <a href={scope.link("features", featureKey)}>The feature's targeting and history</a> · <a href={scope.link("rollouts")}>All rollouts</a>
       </p>
     </Page>
   );
