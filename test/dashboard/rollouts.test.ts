@@ -65,7 +65,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard rollouts", () => {
     const errorRow = page.getByRole("row", { name: /^error/ });
     expect(await errorRow.textContent()).toContain(`${api.guards[0].estimate >= 0 ? "+" : "−"}${Math.abs(api.guards[0].estimate * 100).toFixed(1)} %`);
     // The intervals are drawn: a uPlot canvas inside the guards' figure.
-    expect(await page.locator("#rollout-guards figure canvas").count()).toBeGreaterThan(0);
+    expect(await page.locator("section[aria-labelledby=rollout-guards] figure canvas").count()).toBeGreaterThan(0);
     await expectNoSeriousA11yViolations(page, "rollout detail");
     await screenshot(harness, page, "rollout-detail");
   });
