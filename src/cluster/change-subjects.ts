@@ -56,6 +56,11 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "analytics.settings":
     case "analytics.rebuild":
       return scoped(`env.${token(change.environmentId)}.analytics`);
+    // A start writes the feature's targeting; a transition re-reads its rollout and the targeting when applied.
+    case "rollout.start":
+      return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}`);
+    case "rollout.transition":
+      return scoped(`env.${token(change.environmentId)}.rollout.${token(change.rolloutId)}`);
     // Members depend on each other (the last owner stays), so they share one subject.
     case "member.create":
     case "member.update":

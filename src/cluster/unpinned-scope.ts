@@ -47,6 +47,8 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "change-request.apply":
     case "change-request.cancel":
     case "change-request.fire":
+    case "rollout.start":
+    case "rollout.transition":
       return appOfEnvironment(change.environmentId, tenancy);
     case "member.create":
     case "member.update":

@@ -11,6 +11,7 @@ import { Keys } from "./pages/Keys";
 import { LiveEvents } from "./pages/LiveEvents";
 import { Audit, Members } from "./pages/Members";
 import { Operations } from "./pages/Operations";
+import { RolloutDetail, Rollouts } from "./pages/Rollouts";
 import { Segments } from "./pages/Segments";
 import { Stages } from "./pages/Stages";
 import { Surveys } from "./pages/Surveys";
@@ -51,6 +52,11 @@ export const SCOPED_PAGE_VIEWS: Record<ScopedPage, { label: string; list(scope: 
     detail: (scope, id) => <Segments key={scope.app.id} scope={scope} segmentId={id} />,
   },
   stages: { label: "Release stages", list: (scope) => <Stages key={scope.app.id} scope={scope} /> },
+  rollouts: {
+    label: "Rollouts",
+    list: (scope) => <Rollouts scope={scope} />,
+    detail: (scope, id) => <RolloutDetail key={`${scope.environmentId}:${id}`} scope={scope} featureKey={id} />,
+  },
   keys: { label: "Keys & SDKs", list: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
   settings: { label: "Environment settings", list: (scope) => <EnvironmentSettings key={scope.environmentId} scope={scope} /> },
   events: { label: "Live events", list: (scope) => <LiveEvents scope={scope} /> },

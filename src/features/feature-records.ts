@@ -68,6 +68,8 @@ export interface HistoryLink {
   comment?: string;
   /** The change request that made this version, when one did. */
   changeRequestId?: string;
+  /** The guarded rollout (API.md §17) that wrote this version, when one did. */
+  rolloutId?: string;
 }
 
 export interface HistoryEntry extends Partial<HistoryLink> {

@@ -19,8 +19,9 @@ import { approvalHold } from "./governance/approval-gate.js";
 import { GOVERNANCE_APPLIERS } from "./governance/apply-governance.js";
 import { CHANGE_REQUEST_APPLIERS } from "./governance/apply-change-requests.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
+import { ROLLOUT_APPLIERS } from "./rollouts/apply-rollouts.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS, ...ROLLOUT_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the

@@ -19,6 +19,7 @@ import type { SurveyRule, SurveySettings } from "../surveys/survey-rules.js";
 import type { FlagsImportBody, FlagsImportResult } from "./operations/import-plan.js";
 import type { EnvironmentPolicy } from "./governance/policy.js";
 import type { ChangeRequestRecord, ProposedChange } from "./governance/change-request-records.js";
+import type { RolloutRecord, RolloutSettings, StepEvidence } from "./rollouts/rollout-records.js";
 
 export interface StageChanges {
   name?: string;
@@ -126,6 +127,20 @@ export interface ChangeBodies {
   "change-request.cancel": { environmentId: string; requestId: string };
   /** The scheduler firing a scheduled request at (or after) its time; `at` is the real time it fired. */
   "change-request.fire": { environmentId: string; requestId: string };
+  /** A guarded rollout (API.md §17) starts: its first step's targeting is written. `rolloutId` decided by the route. */
+  "rollout.start": { environmentId: string; featureKey: string; rolloutId: string; settings: RolloutSettings };
+  /**
+   * A rollout moves. `expected`: the state and step the driver decided on (null from a person): a rollout found
+   * elsewhere is left alone. `evidence`: what the step had seen, stored with it.
+   */
+  "rollout.transition": {
+    environmentId: string;
+    rolloutId: string;
+    action: "advance" | "pause" | "resume" | "cancel" | "rollback";
+    expected: { state: RolloutRecord["state"]; step: number } | null;
+    reason: string | null;
+    evidence: StepEvidence | null;
+  };
 }
 
 /** What applying each kind of change answers with. */
@@ -175,6 +190,9 @@ export interface ChangeResults {
   "change-request.cancel": { changeRequest: ChangeRequestRecord };
   /** `applied` false: the request was not due or not scheduled any more (a duplicate firing), or it was suspended. */
   "change-request.fire": { changeRequest: ChangeRequestRecord | null; applied: boolean };
+  "rollout.start": { rollout: RolloutRecord; applied: boolean };
+  /** `applied` false: the rollout had left the expected state or step (a duplicate decision). */
+  "rollout.transition": { rollout: RolloutRecord; applied: boolean };
 }
 
 export type ChangeType = keyof ChangeBodies;
@@ -230,4 +248,6 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "change-request.apply",
   "change-request.cancel",
   "change-request.fire",
+  "rollout.start",
+  "rollout.transition",
 ];

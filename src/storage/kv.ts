@@ -100,6 +100,11 @@ export const TABLES = [
   // Governance (API.md §15): each environment's approval policy, and change requests.
   "policies",
   "changeRequests",
+  // Guarded rollouts (API.md §17): the rollouts, the active one per feature, and what the exposure projection derives.
+  "rollouts",
+  "activeRollouts",
+  "rolloutUnits",
+  "rolloutTallies",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

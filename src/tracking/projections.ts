@@ -2,7 +2,7 @@ import type { KvStore } from "../storage/kv.js";
 import type { EventRecord, FeatureEventRecord, FeedbackRecord, PromptEventRecord } from "./tracking-records.js";
 
 /** What a projection is told of one feature event (a grouped evaluation carries no single record). */
-export type ProjectedFeatureEvent = Pick<FeatureEventRecord, "action" | "key" | "evalResult" | "countsForCompanyId" | "receivedAt">;
+export type ProjectedFeatureEvent = Pick<FeatureEventRecord, "action" | "key" | "evalResult" | "countsForCompanyId" | "receivedAt"> & { evalContext?: FeatureEventRecord["evalContext"] };
 
 /**
  * One transaction's writer of something derived from tracking (analytics cells, survey state), written in the same
@@ -34,6 +34,7 @@ export interface TrackingProjection {
 export interface TrackingProjections {
   readonly analytics: TrackingProjection;
   readonly surveys: TrackingProjection;
+  readonly rollouts: TrackingProjection;
 }
 
 /** The projections' writers of one transaction, as one. */
@@ -41,7 +42,7 @@ export type ProjectionWriters = Required<ProjectionWriter>;
 
 /** Every projection's writer for one transaction, as one: each record reaches only the writers that take it. */
 export function openProjections(projections: TrackingProjections, store: KvStore, environmentId: string): ProjectionWriters {
-  const writers = [projections.analytics, projections.surveys].map((projection) => projection.open(store, environmentId));
+  const writers = [projections.analytics, projections.surveys, projections.rollouts].map((projection) => projection.open(store, environmentId));
   const takers = <T>(method: (writer: ProjectionWriter) => ((record: T) => void) | undefined): ((record: T) => void) => {
     const calls = writers.flatMap((writer) => {
       const call = method(writer);

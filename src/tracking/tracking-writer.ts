@@ -170,7 +170,7 @@ export class TrackingWriter {
     });
     for (let index = 0; index < keys.length; index++) {
       const evalResult = evalResults === undefined ? true : (evalResults[index] ?? null);
-      this.projections.featureEvent({ action, key: keys[index]!, evalResult, countsForCompanyId, receivedAt });
+      this.projections.featureEvent({ action, key: keys[index]!, evalResult, countsForCompanyId, receivedAt, evalContext });
     }
   }
 

@@ -11,7 +11,7 @@ import { connectMcp, type McpSession } from "../support/mcp.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 import { openSse } from "../support/sse.js";
 
-const TOOL_NAMES = ["list_apps", "list_flags", "get_flag", "create_flag", "set_flag_targeting", "list_change_requests", "get_change_request", "flag_usage", "list_feedback"];
+const TOOL_NAMES = ["list_apps", "list_flags", "get_flag", "create_flag", "set_flag_targeting", "list_change_requests", "get_change_request", "flag_usage", "list_feedback", "start_rollout", "get_rollout"];
 
 describe(`MCP endpoint (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, () => {
   let server: TestServer;

@@ -13,7 +13,8 @@ import type { ChangeEnvelope } from "../changes.js";
 import { refused, type AuditRecord } from "../outcome.js";
 import { segmentLookup } from "../targeting-writes.js";
 import { actsAsOwner } from "./approval-gate.js";
-import { reviewerIdOf, type BasedChange, type ChangeRequestRecord, type ProposedChange } from "./change-request-records.js";
+import { reviewerIdOf, rolloutIdOf, type BasedChange, type ChangeRequestRecord, type ProposedChange } from "./change-request-records.js";
+import { beginRollout, startRefusal } from "../rollouts/apply-rollouts.js";
 import { ChangeRequestRepository } from "./change-request-repository.js";
 import { PolicyRepository, type EnvironmentPolicy } from "./policy.js";
 
@@ -74,7 +75,7 @@ function initialState(request: ChangeRequestRecord, policy: EnvironmentPolicy): 
   return !policy.requireApproval && request.scheduledAt !== null ? "scheduled" : "open";
 }
 
-type Written = { ok: true; flagStateVersion: number; features: { feature: string; targetingVersion: number; configVersion: number }[] } | { ok: false; error: ErrorData };
+type Written = { ok: true; flagStateVersion: number; features: { feature: string; targetingVersion: number; configVersion: number; rolloutId?: string }[] } | { ok: false; error: ErrorData };
 
 /** The compare-and-swap and every write of a request, or what stopped it (nothing written then). */
 function writeRequest(context: ApplyContext, environment: EnvironmentRecord, request: ChangeRequestRecord, change: ChangeEnvelope): Written {
@@ -96,19 +97,26 @@ function writeRequest(context: ApplyContext, environment: EnvironmentRecord, req
       if (!rules.ok) return { ok: false, error: { code: "INVALID_RULES", message: `changes.${index}.targeting: ${rules.message}` } };
       prepared.set(proposed.feature, rules);
     }
+    if (proposed.rollout) {
+      const refusal = startRefusal(context, environment, proposed.feature, rolloutIdOf(request));
+      if (refusal) return { ok: false, error: { ...refusal.error, message: `changes.${index}.rollout: ${refusal.error.message}` } };
+    }
   }
   if (conflicts.length > 0) {
     const message = `The rules changed since the request was based on them: ${conflicts.join("; ")}. Edit the request onto the current versions.`;
     return { ok: false, error: { code: "CONFLICT", message } };
   }
   const link = historyLink(context, change, request.id);
-  const written: { feature: string; targetingVersion: number; configVersion: number }[] = [];
+  const written: { feature: string; targetingVersion: number; configVersion: number; rolloutId?: string }[] = [];
   for (const proposed of request.changes) {
     const rules = prepared.get(proposed.feature);
     if (rules) features.writeRules(environment.id, proposed.feature, "targeting", rules.served, change.at, link, rules.segmentRules, false);
     if (proposed.config) features.writeRules(environment.id, proposed.feature, "config", proposed.config.variants, change.at, link, undefined, false);
+    // A rollout's start: its first step's targeting (its checks passed above). The request's author started it.
+    const begun = proposed.rollout && beginRollout(context, environment, proposed.feature, rolloutIdOf(request), proposed.rollout, request.createdBy, { at: change.at, link });
+    if (begun && !begun.ok) return begun;
     const state = features.rulesOf(environment.id, proposed.feature);
-    written.push({ feature: proposed.feature, targetingVersion: state.targeting.version, configVersion: state.config.version });
+    written.push({ feature: proposed.feature, targetingVersion: state.targeting.version, configVersion: state.config.version, ...(begun ? { rolloutId: begun.rollout.id } : {}) });
   }
   const flagStateVersion = context.tenancy.bumpFlagStateVersions([environment.id]).get(environment.id)!;
   return { ok: true, flagStateVersion, features: written };

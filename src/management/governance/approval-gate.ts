@@ -41,6 +41,10 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
   // Turning a feature off never waits (an emergency must not); turning it on is a targeting change like any other.
   "feature.enabled": (context, change) =>
     change.enabled && context.features.rulesOf(change.environmentId, change.featureKey).enabled === false ? [change.environmentId] : [],
+  // Starting a rollout writes its first step: held like any targeting write. Its later steps, pause and rollback
+  // follow from the start that was let through (a rollback, like turning a feature off, must not wait).
+  "rollout.start": (_context, change) => [change.environmentId],
+  "rollout.transition": null,
   // Change requests are the approved path; their apply checks approvals itself.
   "change-request.create": null,
   "change-request.update": null,

@@ -1,5 +1,6 @@
 /** Change requests (API.md §15) as stored: a proposed set of targeting/config changes to one environment. */
 import type { Actor } from "../../accounts/principal.js";
+import type { RolloutSettings } from "../rollouts/rollout-records.js";
 
 export const CHANGE_REQUEST_STATES = ["open", "approved", "rejected", "cancelled", "scheduled", "applied", "suspended"] as const;
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
@@ -9,6 +10,8 @@ export interface ProposedChange {
   feature: string;
   targeting?: { rules: unknown[] };
   config?: { variants: unknown[] };
+  /** A guarded rollout (API.md §17) to start on the feature when applied, where the policy makes its start a request. */
+  rollout?: RolloutSettings;
 }
 
 /** A proposed change with the versions it was based on: apply is a compare-and-swap on them. */
@@ -48,6 +51,11 @@ export interface ChangeRequestRecord {
   /** Why a scheduled request was suspended (a conflict when it fired). */
   suspendedReason: string | null;
   comment: string | null;
+}
+
+/** The id of the rollout a request's rollout change starts: decided by the request, so every node starts the same one. */
+export function rolloutIdOf(request: Pick<ChangeRequestRecord, "id">): string {
+  return `ro_${request.id.replace(/^cr_/, "")}`;
 }
 
 /** Who an actor is as a reviewer or author: the member, or the admin token. */

@@ -15,7 +15,7 @@ import { dataPredatesLog, lastAppended, setProjectedUpTo, trackingLogRecords } f
  * in `aggregates` only the cells (an environment's analytics settings are configuration). Survey prompt state is
  * left out: prompts are issued by the service, the log only marks them done (idempotently).
  */
-const WHOLE_TABLES: TableName[] = ["users", "companies", "memberships", "events", "featureEvents", "feedback", "promptEvents", "entityUpdates", "remoteContexts"];
+const WHOLE_TABLES: TableName[] = ["users", "companies", "memberships", "events", "featureEvents", "feedback", "promptEvents", "entityUpdates", "remoteContexts", "rolloutUnits", "rolloutTallies"];
 const SEQUENCE_COUNTER = /^[^\u0000]+\u0000seq\u0000(events|featureEvents|promptEvents|feedback|entityUpdates)$/;
 
 interface ProjectedPart {

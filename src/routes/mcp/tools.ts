@@ -10,6 +10,7 @@ import { createFlag, FEEDBACK_LIMIT, flagUsage, getFlag, listApps, listFeedback,
 import { getChangeRequest, listChangeRequests } from "./change-request-operations.js";
 import { CreateFlagInput, FlagUsageInput, GetChangeRequestInput, GetFlagInput, ListAppsInput, ListChangeRequestsInput, ListFeedbackInput, ListFlagsInput, SetFlagTargetingInput } from "./tool-inputs.js";
 import { STALE_DAYS } from "./stale-flags.js";
+import { ROLLOUT_TOOLS } from "./rollout-tools.js";
 
 export interface Tool<S extends v.GenericSchema = v.GenericSchema> {
   name: string;
@@ -98,4 +99,5 @@ export const TOOLS: readonly Tool[] = [
     permission: "read",
     run: (context, input) => listFeedback(context, input),
   }),
+  ...ROLLOUT_TOOLS.map((definition) => tool(definition as Tool)),
 ];
