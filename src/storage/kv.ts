@@ -100,6 +100,9 @@ export const TABLES = [
   // Governance (API.md §15): each environment's approval policy, and change requests.
   "policies",
   "changeRequests",
+  // Webhooks (API.md §16): each app's webhooks and the outbox of their deliveries.
+  "webhooks",
+  "webhookDeliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

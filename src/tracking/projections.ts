@@ -34,6 +34,8 @@ export interface TrackingProjection {
 export interface TrackingProjections {
   readonly analytics: TrackingProjection;
   readonly surveys: TrackingProjection;
+  /** Webhook deliveries of `feedback.created`, queued with the feedback they announce. */
+  readonly webhooks: TrackingProjection;
 }
 
 /** The projections' writers of one transaction, as one. */
@@ -41,7 +43,7 @@ export type ProjectionWriters = Required<ProjectionWriter>;
 
 /** Every projection's writer for one transaction, as one: each record reaches only the writers that take it. */
 export function openProjections(projections: TrackingProjections, store: KvStore, environmentId: string): ProjectionWriters {
-  const writers = [projections.analytics, projections.surveys].map((projection) => projection.open(store, environmentId));
+  const writers = [projections.analytics, projections.surveys, projections.webhooks].map((projection) => projection.open(store, environmentId));
   const takers = <T>(method: (writer: ProjectionWriter) => ((record: T) => void) | undefined): ((record: T) => void) => {
     const calls = writers.flatMap((writer) => {
       const call = method(writer);
