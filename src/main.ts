@@ -40,6 +40,7 @@ import { LocalManagementLog, type ManagementLog } from "./management/management-
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./composition/applied-observers.js";
 import { ChangeRequestScheduler } from "./composition/change-request-scheduler.js";
+import { startWebhookDispatcher } from "./composition/webhook-dispatcher.js";
 import { migrateStore } from "./storage/schema-version.js";
 import type { TableName, TableValues } from "./storage/kv.js";
 import { STORE_UPGRADES } from "./composition/store-upgrades.js";
@@ -147,6 +148,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const scheduler = new ChangeRequestScheduler(store, management, log);
+  const webhookDispatcher = startWebhookDispatcher(config, store, management, log);
   const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {
@@ -239,6 +241,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
         scheduler.stop();
+        await webhookDispatcher.stop();
         for (const each of frontEnds) each.closeAll();
         // What was acknowledged is in the log either way; projecting it now spares the next start the backlog.
         await projection.stop(deadline);
