@@ -23,6 +23,8 @@ export function presentWebhook(webhook: WebhookRecord, fullUrl: boolean) {
     createdAt: webhook.createdAt,
     updatedAt: webhook.updatedAt,
     previousSecretUntil: webhook.previousSecret?.until ?? null,
+    /** Which node attempts its deliveries now (cluster mode), until when. */
+    lease: webhook.lease,
   };
 }
 
