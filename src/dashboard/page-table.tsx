@@ -11,6 +11,8 @@ import { Operations } from "./pages/Operations";
 import { Segments } from "./pages/Segments";
 import { Stages } from "./pages/Stages";
 import { Surveys } from "./pages/Surveys";
+import { WebhookDetail } from "./pages/WebhookDetail";
+import { Webhooks } from "./pages/Webhooks";
 import type { ParsedRoute, ScopedPage } from "./router";
 import type { Scope } from "./scope";
 
@@ -45,6 +47,11 @@ export const SCOPED_PAGE_VIEWS: Record<ScopedPage, { label: string; list(scope: 
   stages: { label: "Release stages", list: (scope) => <Stages key={scope.app.id} scope={scope} /> },
   keys: { label: "Keys & SDKs", list: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
   events: { label: "Live events", list: (scope) => <LiveEvents scope={scope} /> },
+  webhooks: {
+    label: "Webhooks",
+    list: (scope) => <Webhooks key={scope.app.id} scope={scope} />,
+    detail: (scope, id) => <WebhookDetail key={`${scope.app.id}:${id}`} scope={scope} webhookId={id} />,
+  },
 };
 
 /** The side navigation: every environment page, in the table's order. */
