@@ -66,6 +66,23 @@ describe("webhooks in cluster mode", () => {
     }
   });
 
+  it("announces a feedback tracked through one node, with one webhook-id", { timeout: 60_000 }, async () => {
+    const sink = await startReceiver();
+    receivers.push(sink);
+    const [a, b] = nodes as [TestServer, TestServer];
+    const created = await admin(a, "POST", hooks(), { url: sink.url, events: ["feedback.created"] });
+    expect((await admin(a, "PUT", `/admin/apps/${keys.app.id}/features/heard`, {})).status).toBe(200);
+    await eventually(() => admin(b, "GET", `${hooks()}/${created.body.webhook.id}`), (reply) => reply.status === 200);
+    await eventually(() => admin(b, "GET", `/admin/apps/${keys.app.id}/features`), (reply) => reply.body.features?.some((each: { key: string }) => each.key === "heard"));
+    const sent = await request(b.url, "POST", "/feedback", { token: keys.production.publishableKey, body: { userId: "u1", key: "heard", score: 5 } });
+    expect(sent.status).toBe(200);
+    await sink.waitFor(1, 30_000);
+    await sleep(2000);
+    // At least once; every copy (in the usual case, the only one) has the same webhook-id.
+    expect(new Set(sink.received.map((each) => each.headers["webhook-id"])).size).toBe(1);
+    expect(new Webhook(created.body.secret).verify(sink.received[0]!.body, sink.received[0]!.headers)).toMatchObject({ type: "feedback.created", data: { after: { feedbackId: sent.body.feedbackId, score: 5 } } });
+  });
+
   it("delivers through another node when the delivering node is killed, with the same webhook-id", { timeout: 90_000 }, async () => {
     const sink = await startReceiver();
     receivers.push(sink);

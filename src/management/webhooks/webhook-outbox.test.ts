@@ -16,6 +16,9 @@ import { LocalManagementLog } from "../management-log.js";
 import { MAX_ATTEMPTS, outcomeOf, retryDelayMs } from "./retry-schedule.js";
 import { sign, signedHeaders } from "./signing.js";
 import { WebhookRepository } from "./webhook-repository.js";
+import { WEBHOOK_PROJECTION } from "./feedback-projection.js";
+import { derivedId } from "./webhook-outbox.js";
+import type { FeedbackRecord } from "../../tracking/tracking-records.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -140,6 +143,39 @@ describe.each<StoreKind>(["lmdb", "log"])("webhook outbox (%s store)", (kind) =>
     expect(webhooks.delivery(deliveryId)).toMatchObject({ state: "delivered", nextAttemptAt: null });
     expect((await submit("webhook.redeliver", { appId, webhookId: "wh_all", deliveryId })).ok).toBe(true);
     expect(webhooks.head("wh_all")).toMatchObject({ id: deliveryId, state: "pending", attemptsThisRound: 0 });
+  });
+});
+
+describe.each<StoreKind>(["lmdb", "log"])("feedback.created from the projection (%s store)", (kind) => {
+  it("queues a new feedback once, and never to a webhook created after it (a rebuild re-projects old feedback)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-outbox-"));
+    const store = await openStore(kind, dir);
+    try {
+      const log = new LocalManagementLog(store);
+      const planned = planApp("Acme", new Date(clock).toISOString());
+      const production = planned.environments[0]!.record.id;
+      await log.submit(change("app.create", { app: planned.app, trackingKeyDigest: planned.trackingKeyDigest, environments: planned.environments.map((each) => each.record) }));
+      await log.submit(change("feature.put", { appId: planned.app.id, featureKey: "huddle", featureId: "ftHuddle00001", fields: {} }));
+      const webhookAt = clock + 1000;
+      await log.submit(change("webhook.create", { webhook: { id: "wh_1", appId: planned.app.id, url: "https://hooks.example.com/x", events: ["feedback.created"], environments: [], format: "standard", description: null, enabled: true, createdAt: new Date(webhookAt).toISOString(), createdBy: ADMIN_ACTOR, secret: SECRET } }));
+      const feedback = (id: string, at: number) =>
+        ({ feedbackId: id, featureId: "ftHuddle00001", key: "huddle", userId: "u1", companyId: null, score: 3, comment: null, question: null, promptedQuestion: null, promptId: null, source: null, countsForCompanyId: null, timestamp: at, createdAt: at, receivedAt: at }) as unknown as FeedbackRecord;
+      const project = (record: FeedbackRecord) => store.write(() => WEBHOOK_PROJECTION.open(store, production).feedback!(record));
+      await project(feedback("fb_old", webhookAt - 60_000));
+      await project(feedback("fb_new", webhookAt + 60_000));
+      await project(feedback("fb_new", webhookAt + 60_000));
+      // Another node delivered fb_late before this one projected it (cluster mode): this node never queues it.
+      const lateId = derivedId("msg", derivedId("evt", `feedback:${production}:fb_late`, "0"), "wh_1");
+      const attempt = { at: new Date(clock).toISOString(), status: 200, durationMs: 3, error: null, nodeId: "other" };
+      await log.submit(change("webhook.attempt", { appId: planned.app.id, webhookId: "wh_1", deliveryId: lateId, nodeId: "other", attempt, outcome: "delivered", nextAttemptAt: null, leaseUntil: new Date(clock).toISOString() }));
+      await project(feedback("fb_late", webhookAt + 90_000));
+      const queued = new WebhookRepository(store).deliveries("wh_1", 10);
+      expect(queued.map((delivery) => (delivery.event.data.after as { feedbackId: string }).feedbackId)).toEqual(["fb_new"]);
+      expect(new WebhookRepository(store).head("wh_1")?.event.data.after).toMatchObject({ feedbackId: "fb_new" });
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
