@@ -146,7 +146,7 @@ describe(`webhooks (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
     const one = await create({ url: slow.url, events: ["feature.updated"] });
     const two = await create({ url: fast.url, events: ["feature.updated"] });
     const key = await newFeature();
-    await admin("PATCH", `/admin/apps/${keys.app.id}/features/${key}`, { description: "now described" });
+    expect((await admin("PUT", `/admin/apps/${keys.app.id}/features/${key}`, { description: "now described" })).status).toBe(200);
     const [hung] = await slow.waitFor(1);
     const [served] = await fast.waitFor(1);
     await slow.waitFor(2);

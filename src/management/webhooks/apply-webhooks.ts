@@ -128,6 +128,7 @@ export const WEBHOOK_APPLIERS: WebhookAppliers = {
   "webhook.attempt"(context, change) {
     const { webhooks, webhook } = found(context, change);
     const delivery = webhooks.delivery(change.deliveryId);
+    if (webhook && !delivery && !webhooks.hasDelivery(change.deliveryId) && change.outcome !== "retry") webhooks.markSettledElsewhere(change.deliveryId);
     if (!webhook || !delivery || delivery.state !== "pending") return { ok: true, value: { recorded: false, delivery: delivery ?? null }, audit: null };
     const attempts = [...delivery.attempts, change.attempt];
     const settled = change.outcome !== "retry";

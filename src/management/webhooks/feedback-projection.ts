@@ -21,7 +21,9 @@ export const WEBHOOK_PROJECTION: TrackingProjection = {
           source: record.source,
         };
         const origin = { id: `feedback:${environmentId}:${record.feedbackId}`, at: new Date(record.createdAt).toISOString(), actor: null };
-        queueRaisedEvents(store, origin, [{ type: "feedback.created", appId: null, environmentId, featureKey: record.key, before: null, after, details: { feedbackId: record.feedbackId } }]);
+        const raised = { type: "feedback.created" as const, appId: null, environmentId, featureKey: record.key, before: null, after, details: { feedbackId: record.feedbackId } };
+        // A rebuild projects old feedback again: webhooks created since do not hear of it.
+        queueRaisedEvents(store, origin, [raised], { createdBy: origin.at });
       },
     };
   },

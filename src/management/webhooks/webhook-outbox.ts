@@ -64,10 +64,20 @@ export function buildEvent(store: KvStore, origin: EventOrigin, index: number, r
   };
 }
 
+/**
+ * Only webhooks that existed when the cause happened hear of it: a re-projection of old tracking (a rebuild) must not
+ * announce last year's feedback to a webhook created today.
+ */
+export interface QueueOptions {
+  createdBy?: string;
+}
+
 /** Inside a write transaction: one delivery per subscribed, enabled webhook of the event's app. Returns how many. */
-export function queueEvent(store: KvStore, event: WebhookEvent, only?: WebhookRecord): number {
+export function queueEvent(store: KvStore, event: WebhookEvent, only?: WebhookRecord, options: QueueOptions = {}): number {
   const webhooks = new WebhookRepository(store);
-  const targets = only ? [only] : webhooks.list(event.data.app.id).filter((webhook) => subscribes(webhook, event.type, event.data.environment?.id ?? null));
+  const wanted = (webhook: WebhookRecord) =>
+    subscribes(webhook, event.type, event.data.environment?.id ?? null) && (options.createdBy === undefined || webhook.createdAt <= options.createdBy);
+  const targets = only ? [only] : webhooks.list(event.data.app.id).filter(wanted);
   let queued = 0;
   for (const webhook of targets) {
     const id = derivedId("msg", event.id, webhook.id);
@@ -81,7 +91,7 @@ export function queueEvent(store: KvStore, event: WebhookEvent, only?: WebhookRe
 }
 
 /** Inside a write transaction: every event raised by one cause, in order. */
-export function queueRaisedEvents(store: KvStore, origin: EventOrigin, raised: RaisedEvent[]): number {
+export function queueRaisedEvents(store: KvStore, origin: EventOrigin, raised: RaisedEvent[], options: QueueOptions = {}): number {
   let queued = 0;
   const tenancy = new TenancyRepository(store);
   const webhooks = new WebhookRepository(store);
@@ -90,7 +100,7 @@ export function queueRaisedEvents(store: KvStore, origin: EventOrigin, raised: R
     const appId = each.appId ?? (each.environmentId !== null ? tenancy.getEnvironment(each.environmentId)?.appId : undefined);
     if (appId === undefined || !webhooks.list(appId).some((webhook) => subscribes(webhook, each.type, each.environmentId))) continue;
     const event = buildEvent(store, origin, index, each);
-    if (event) queued += queueEvent(store, event);
+    if (event) queued += queueEvent(store, event, undefined, options);
   }
   return queued;
 }

@@ -74,6 +74,15 @@ export class WebhookRepository {
     return this.outbox.get(key("i", deliveryId)) !== undefined;
   }
 
+  /**
+   * Inside a write transaction: a delivery this node has not queued yet was settled by another node (cluster mode: a
+   * feedback's delivery is queued by each node's tracking applier, which may run behind the management log). Its id
+   * is taken, so queueing it later does nothing and this node never sends it again.
+   */
+  markSettledElsewhere(deliveryId: string): void {
+    this.outbox.put(key("i", deliveryId), "settled elsewhere");
+  }
+
   /** Inside a write transaction. */
   putDelivery(delivery: DeliveryRecord): void {
     this.outbox.put(key("d", delivery.webhookId, sequenceKeyPart(delivery.sequence)), delivery);
