@@ -5,11 +5,14 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import { tmpdir } from "node:os";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkWebhookUrl, parseAllowList, safePost, type LookupFunction, type SafePostPolicy } from "../../src/management/webhooks/safe-post.js";
 
@@ -45,7 +48,7 @@ if (!INSIDE) {
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
       const [code] = (await once(child, "close")) as [number | null];
       expect(output).not.toMatch(/skipped|failed/i);
-      expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1] ?? 0), output).toBeGreaterThanOrEqual(18);
+      expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1] ?? 0), output).toBeGreaterThanOrEqual(20);
       expect(code, output).toBe(0);
     }, 120_000);
   });
@@ -184,6 +187,13 @@ if (!INSIDE) {
       expect(outcome.durationMs).toBeGreaterThanOrEqual(250);
     });
 
+    it("counts resolving in the timeout: a resolver that never answers costs one attempt", async () => {
+      const silent: LookupFunction = () => undefined;
+      const outcome = await safePost(`http://receiver.test:${port}/`, "{}", {}, policy({ lookup: silent, timeoutMs: 300 }));
+      expect(outcome).toMatchObject({ status: null, error: "timed out after 300 ms", body: "" });
+      expect(connections).toBe(0);
+    });
+
     it("ends an attempt at the timeout when a failing receiver trickles its body", async () => {
       respond = (_request, response) => {
         response.writeHead(500);
@@ -212,6 +222,35 @@ if (!INSIDE) {
       const endless = await safePost(`http://127.0.0.1:${port}/`, "{}", {}, policy({ timeoutMs: 10_000, maxResponseBytes: 4096 }));
       expect(endless).toMatchObject({ status: 200, error: null, body: "y".repeat(4096) });
       await expect.poll(() => serverSocketClosed).toBe(true);
+    });
+
+    it("keeps the name for TLS: SNI is the URL's host and an untrusted certificate is refused", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "switchyard-tls-"));
+      try {
+        const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=secure.test", "-addext", "subjectAltName=DNS:secure.test"]);
+        expect(made.status, String(made.stderr)).toBe(0);
+        const names: string[] = [];
+        const sni: string[] = [];
+        const tls = createTlsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (_request, response) => response.end("ok"));
+        // The name the client asked for (SNI), as the server heard it, whether the handshake completed or not.
+        tls.on("secureConnection", (socket: { servername?: string | false }) => sni.push(String(socket.servername)));
+        tls.on("tlsClientError", (_error: Error, socket: { servername?: string | false }) => sni.push(String(socket.servername)));
+        tls.listen(0, "127.0.0.1");
+        await once(tls, "listening");
+        const tlsPort = (tls.address() as AddressInfo).port;
+        const secureTable: LookupFunction = (name, _options, callback) => {
+          names.push(name);
+          callback(null, [{ address: "127.0.0.1", family: 4 }]);
+        };
+        const outcome = await safePost(`https://secure.test:${tlsPort}/`, "{}", {}, policy({ lookup: secureTable }));
+        expect(outcome.status).toBeNull();
+        expect(outcome.error).toMatch(/^connection failed: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/);
+        expect(names).toEqual(["secure.test"]);
+        await expect.poll(() => sni).toEqual(["secure.test"]);
+        tls.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("records a failing status, a refused connection and a bad header as outcomes, never throwing", async () => {

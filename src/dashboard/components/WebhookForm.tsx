@@ -59,8 +59,8 @@ export function WebhookForm({ environments, initial, submitLabel, onSubmit, onCa
       <Field label="Receiver URL" type="url" name="url" required placeholder="https://hooks.example.com/switchyard" value={url} error={issueAt("url")} onInput={(event) => setUrl((event.currentTarget as HTMLInputElement).value)} />
       <Field label="Format" error={issueAt("format")}>
         <select name="format" value={format} onChange={(event) => setFormat((event.currentTarget as HTMLSelectElement).value as WebhookFormat)}>
-          <option value="standard">Standard Webhooks: signed JSON, for CI and your own code</option>
-          <option value="slack">Slack: an incoming webhook's message (not signed)</option>
+          <option value="standard">Standard Webhooks (signed JSON)</option>
+          <option value="slack">Slack message (not signed)</option>
         </select>
       </Field>
       <fieldset aria-describedby={eventsError ? `${id}-events-error` : undefined}>
@@ -95,7 +95,7 @@ export function WebhookForm({ environments, initial, submitLabel, onSubmit, onCa
       <fieldset aria-describedby={`${id}-environments-help${environmentsError ? ` ${id}-environments-error` : ""}`}>
         <legend>Environments</legend>
         <p class="muted small" id={`${id}-environments-help`}>
-          None ticked: every environment, and the events of no environment (a feature created, a test).
+          None ticked: every environment. Events of no environment (a feature created, updated or archived; a test) come either way.
         </p>
         {environments.map((environment) => (
           <label class="check">

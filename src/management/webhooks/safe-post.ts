@@ -92,17 +92,25 @@ function pinnedLookup(addresses: readonly string[]) {
 export async function safePost(url: string, body: string, headers: Record<string, string>, policy: SafePostPolicy): Promise<PostOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
+  const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const check = await checkWebhookUrl(url, policy);
+    // The timeout covers resolving too: a resolver that never answers costs one attempt, not a stuck dispatcher.
+    const expired = new Promise<"expired">((done) => (timer = setTimeout(() => done("expired"), timeoutMs)));
+    const check = await Promise.race([checkWebhookUrl(url, policy), expired]);
+    clearTimeout(timer);
+    if (check === "expired") return { status: null, durationMs: elapsed(), error: `timed out after ${timeoutMs} ms`, body: "" };
     if (!check.ok) return { status: null, durationMs: elapsed(), error: `refused: ${check.reason}`, body: "" };
-    const outcome = await post(new URL(url), check.addresses, body, headers, policy);
+    const outcome = await post(new URL(url), check.addresses, body, headers, policy, Math.max(1, timeoutMs - elapsed()));
     return { ...outcome, durationMs: elapsed() };
   } catch (error) {
+    clearTimeout(timer);
     return { status: null, durationMs: elapsed(), error: error instanceof Error ? error.message : String(error), body: "" };
   }
 }
 
-function post(url: URL, addresses: readonly string[], body: string, headers: Record<string, string>, policy: SafePostPolicy): Promise<Omit<PostOutcome, "durationMs">> {
+/** The request itself, ended `remainingMs` from now (what the attempt's timeout left after resolving). */
+function post(url: URL, addresses: readonly string[], body: string, headers: Record<string, string>, policy: SafePostPolicy, remainingMs: number): Promise<Omit<PostOutcome, "durationMs">> {
   const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = policy.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const payload = Buffer.from(body, "utf8");
@@ -133,7 +141,7 @@ function post(url: URL, addresses: readonly string[], body: string, headers: Rec
       agent: false,
       lookup: pinnedLookup(addresses) as never,
     });
-    const timer = setTimeout(() => finish(status !== null && isSuccess(status) ? null : `timed out after ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(() => finish(status !== null && isSuccess(status) ? null : `timed out after ${timeoutMs} ms`), remainingMs);
     request.on("error", (error: NodeJS.ErrnoException) => finish(status !== null ? null : `connection failed: ${error.code ?? error.message}`));
     request.on("response", (response: IncomingMessage) => {
       status = response.statusCode ?? null;
