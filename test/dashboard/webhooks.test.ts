@@ -116,6 +116,10 @@ describe.runIf(HAS_CHROMIUM)("dashboard webhooks", () => {
     const [test] = await receiver.waitFor(1);
     // Signed with the secret the page showed once, checked by an independent Standard Webhooks verifier.
     expect(new StandardWebhook(secret).verify(test!.body, test!.headers)).toMatchObject({ type: "webhook.test" });
+    // What was sent can be read on the page: the event as JSON, behind a disclosure.
+    const testRow = deliveries.getByRole("row", { name: /Webhook test/ });
+    await testRow.getByText("Event JSON").click();
+    expect(JSON.parse((await testRow.locator("pre").textContent())!)).toEqual(JSON.parse(test!.body));
 
     // The receiver fails twice, then accepts: the attempts and their errors show, and the delivery ends delivered;
     // the targeting change after it waits its turn (strict order per webhook), then goes through.

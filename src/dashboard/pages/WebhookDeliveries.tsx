@@ -73,6 +73,13 @@ export function Deliveries({ scope, webhook }: { scope: Scope; webhook: Webhook 
               <div class="muted small">
                 <code>{delivery.id}</code>
               </div>
+              {delivery.event !== undefined && (
+                <details class="webhook-payload">
+                  <summary>Event JSON</summary>
+                  {/* Focusable: a keyboard scrolls a long payload too. */}
+                  <pre tabIndex={0}>{JSON.stringify(delivery.event, null, 2)}</pre>
+                </details>
+              )}
             </th>
             <td>
               <span class={STATE_CLASS[delivery.state]}>{delivery.state}</span>
