@@ -69,6 +69,15 @@ export class WebhookDispatcher {
 
   private pass(): void {
     if (this.stopped) return;
+    try {
+      this.passOnce();
+    } catch (error) {
+      // A pass runs on its own turn: what it throws would end the process. The next wake-up tries again.
+      this.log.error("webhook dispatch pass failed", { error: String(error) });
+    }
+  }
+
+  private passOnce(): void {
     this.store.refresh();
     const now = Date.now();
     let nextDue = Infinity;
@@ -125,7 +134,7 @@ export class WebhookDispatcher {
       const delivery = this.webhooks.head(webhookId);
       if (!webhook?.enabled || !delivery || (delivery.nextAttemptAt !== null && Date.parse(delivery.nextAttemptAt) > Date.now())) return;
       const at = new Date();
-      const result = await this.options.send(webhook, delivery);
+      const result = await this.options.send(webhook, delivery).catch((error: unknown): AttemptResult => ({ status: null, durationMs: Date.now() - at.getTime(), error: `not sent: ${String(error)}` }));
       const attempts = delivery.attemptsThisRound + 1;
       const outcome = outcomeOf(result.status, attempts);
       const nextAttemptAt = outcome === "retry" ? new Date(Date.now() + retryDelayMs(attempts, this.options.retryBaseMs)).toISOString() : null;
