@@ -40,7 +40,7 @@ import { LocalManagementLog, type ManagementLog } from "./management/management-
 import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./composition/applied-observers.js";
 import { ChangeRequestScheduler } from "./composition/change-request-scheduler.js";
-import { startWebhookDispatcher } from "./composition/webhook-dispatcher.js";
+import { startWebhookDispatcher, webhookPolicy } from "./composition/webhook-dispatcher.js";
 import { migrateStore } from "./storage/schema-version.js";
 import type { TableName, TableValues } from "./storage/kv.js";
 import { STORE_UPGRADES } from "./composition/store-upgrades.js";
@@ -95,6 +95,7 @@ function createExecutor(config: Config, storeShared: boolean, store: Services["s
 
 /** The composition root: config → store → services → API core → front end. */
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  const outgoing = webhookPolicy(config);
   const adapters = await selectAdapters(config, log);
   const { store } = adapters;
   await migrateStore(store, STORE_UPGRADES);
@@ -148,7 +149,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const credentials = new Credentials({ accounts: accountRepository, keys, management, config: config.accounts, bootstrapAdminDigest, log });
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const scheduler = new ChangeRequestScheduler(store, management, log);
-  const webhookDispatcher = startWebhookDispatcher(config, store, management, log);
+  const webhookDispatcher = startWebhookDispatcher(config, outgoing, store, management, log);
   const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {

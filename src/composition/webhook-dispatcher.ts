@@ -12,8 +12,8 @@ import type { ManagementLog } from "../management/management-log.js";
 import type { ChangeBodies, ChangeOf, ChangeResults } from "../management/changes.js";
 import { newEnvelope } from "../management/envelope.js";
 import { outcomeOf, retryDelayMs } from "../management/webhooks/retry-schedule.js";
-import { postPolicy, sendDelivery, type AttemptResult } from "../management/webhooks/send-delivery.js";
-import type { Config } from "../config/config.js";
+import { postPolicy, sendDelivery, type AttemptResult, type SafePostPolicy } from "../management/webhooks/send-delivery.js";
+import { ConfigError, type Config } from "../config/config.js";
 import type { DeliveryRecord, WebhookRecord } from "../management/webhooks/webhook-records.js";
 import { WebhookRepository } from "../management/webhooks/webhook-repository.js";
 import type { KvStore } from "../storage/kv.js";
@@ -69,6 +69,15 @@ export class WebhookDispatcher {
 
   private pass(): void {
     if (this.stopped) return;
+    try {
+      this.passOnce();
+    } catch (error) {
+      // A pass runs on its own turn: what it throws would end the process. The next wake-up tries again.
+      this.log.error("webhook dispatch pass failed", { error: String(error) });
+    }
+  }
+
+  private passOnce(): void {
     this.store.refresh();
     const now = Date.now();
     let nextDue = Infinity;
@@ -125,7 +134,7 @@ export class WebhookDispatcher {
       const delivery = this.webhooks.head(webhookId);
       if (!webhook?.enabled || !delivery || (delivery.nextAttemptAt !== null && Date.parse(delivery.nextAttemptAt) > Date.now())) return;
       const at = new Date();
-      const result = await this.options.send(webhook, delivery);
+      const result = await this.options.send(webhook, delivery).catch((error: unknown): AttemptResult => ({ status: null, durationMs: Date.now() - at.getTime(), error: `not sent: ${String(error)}` }));
       const attempts = delivery.attemptsThisRound + 1;
       const outcome = outcomeOf(result.status, attempts);
       const nextAttemptAt = outcome === "retry" ? new Date(Date.now() + retryDelayMs(attempts, this.options.retryBaseMs)).toISOString() : null;
@@ -155,10 +164,18 @@ export class WebhookDispatcher {
   }
 }
 
+/** The SSRF policy of SWITCHYARD_WEBHOOK_*; a bad SWITCHYARD_WEBHOOK_ALLOW stops the start with a message naming it. */
+export function webhookPolicy(config: Config): SafePostPolicy {
+  try {
+    return postPolicy(config.webhooks.allow, config.webhooks.timeoutMs);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}.`);
+  }
+}
+
 /** The service's dispatcher, from its configuration: SWITCHYARD_WEBHOOK_* and the node's id in cluster mode. */
-export function startWebhookDispatcher(config: Config, store: KvStore, management: ManagementLog, log: Logger): WebhookDispatcher {
-  const { allow, timeoutMs, retryBaseMs, maxInFlight, publicUrl } = config.webhooks;
-  const policy = postPolicy(allow, timeoutMs);
+export function startWebhookDispatcher(config: Config, policy: SafePostPolicy, store: KvStore, management: ManagementLog, log: Logger): WebhookDispatcher {
+  const { timeoutMs, retryBaseMs, maxInFlight, publicUrl } = config.webhooks;
   return new WebhookDispatcher(
     store,
     management,

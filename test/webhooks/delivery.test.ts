@@ -6,6 +6,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACCOUNT_TEST_ENV, createMember, createToken, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -42,7 +43,7 @@ describe(`webhooks (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
   const target = (key: string, rules: unknown[], environmentId = keys.production.id) => admin("PUT", `/admin/environments/${environmentId}/features/${key}/targeting`, { rules });
 
   beforeAll(async () => {
-    server = await startServer({ env: { SWITCHYARD_WEBHOOK_ALLOW: "127.0.0.1/32", SWITCHYARD_WEBHOOK_TIMEOUT_MS: "700", SWITCHYARD_WEBHOOK_RETRY_BASE_MS: "100" } });
+    server = await startServer({ env: { SWITCHYARD_WEBHOOK_ALLOW: "127.0.0.1/32", SWITCHYARD_WEBHOOK_TIMEOUT_MS: "700", SWITCHYARD_WEBHOOK_RETRY_BASE_MS: "100", ...ACCOUNT_TEST_ENV } });
     keys = await createApp(server.url, server.adminToken);
   });
   afterAll(async () => {
@@ -258,6 +259,25 @@ describe(`webhooks (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)`, ()
     expect(body.text).toContain(key);
     expect(Array.isArray(body.blocks)).toBe(true);
     expect(message!.headers["webhook-signature"]).toBeUndefined();
+    await admin("DELETE", `${hooks()}/${webhook.id}`);
+  });
+
+  it("lets viewers read webhooks and deliveries with only the URL's origin, and write nothing", async () => {
+    const { webhook } = await create({ url: "http://127.0.0.1:9/services/T000/B000/s3cr3tpath?token=x", events: ["*"] });
+    await createMember(server.url, server.adminToken, "viewer@example.com", "viewer");
+    const viewer = await createToken(server.url, await signIn(server.url, "viewer@example.com"), "reader");
+    const asViewer = (method: string, path: string, body?: unknown) => request(server.url, method, path, { token: viewer.secret, ...(body !== undefined ? { body } : {}) });
+    const listed = await asViewer("GET", hooks());
+    expect(listed.status).toBe(200);
+    expect(listed.body.webhooks.find((each: { id: string }) => each.id === webhook.id).url).toBe("http://127.0.0.1:9/…");
+    expect((await asViewer("GET", `${hooks()}/${webhook.id}`)).body.webhook.url).toBe("http://127.0.0.1:9/…");
+    expect((await asViewer("GET", `${hooks()}/${webhook.id}/deliveries`)).status).toBe(200);
+    for (const [method, path] of [["POST", hooks()], ["PATCH", `${hooks()}/${webhook.id}`], ["DELETE", `${hooks()}/${webhook.id}`], ["POST", `${hooks()}/${webhook.id}/rotate-secret`], ["POST", `${hooks()}/${webhook.id}/test`]] as const) {
+      const reply = await asViewer(method, path, method === "DELETE" ? undefined : { url: "http://127.0.0.1:9/x", events: ["*"] });
+      expect(reply.status, `${method} ${path}`).toBe(403);
+      expect(reply.body.error.code).toBe("FORBIDDEN");
+    }
+    expect((await admin("GET", `${hooks()}/${webhook.id}`)).body.webhook.url).toBe("http://127.0.0.1:9/services/T000/B000/s3cr3tpath?token=x");
     await admin("DELETE", `${hooks()}/${webhook.id}`);
   });
 });

@@ -92,6 +92,19 @@ describe.each<StoreKind>(["lmdb", "log"])("webhook outbox (%s store)", (kind) =>
     expect(queued("wh_features")).toEqual(["feature.created", "feature.archived"]);
   });
 
+  it("announces a scheduled request, and its suspension when its base moved before its time", async () => {
+    const { appId, production, webhook, submit, queued } = await setUp();
+    await submit("webhook.create", { webhook: webhook("wh_cr", ["change_request.scheduled", "change_request.suspended", "change_request.applied"]) });
+    await submit("feature.put", { appId, featureKey: "huddle", featureId: "ftHuddle00001", fields: {} });
+    const scheduledAt = new Date(clock + 5000).toISOString();
+    await submit("change-request.create", { environmentId: production, requestId: "cr_1", title: "Later", description: null, changes: [{ feature: "huddle", targeting: { rules: EVERYONE } }], scheduledAt });
+    await submit("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [] });
+    clock += 10_000;
+    const fired = await submit("change-request.fire", { environmentId: production, requestId: "cr_1" });
+    expect(fired.ok && fired.value.changeRequest?.state).toBe("suspended");
+    expect(queued("wh_cr")).toEqual(["change_request.scheduled@production", "change_request.suspended@production"]);
+  });
+
   it("carries before, after and the diff of a rules write, and the kill switch's move", async () => {
     const { store, appId, production, webhook, submit } = await setUp();
     await submit("webhook.create", { webhook: webhook("wh_all", ["targeting.changed"]) });

@@ -22,6 +22,8 @@ type Context = RouteContext<Services>;
 
 const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("read", BODY_LIMITS.none, handle);
 const write = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", BODY_LIMITS.single, handle);
+/** A write that reads no body (a comment, if any, comes in the query). */
+const act = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", BODY_LIMITS.none, handle);
 
 const BODIES = webhookBodies(WEBHOOK_EVENT_TYPES);
 const DEFAULT_DELIVERIES = 50;
@@ -59,7 +61,7 @@ async function checkedUrl(context: Context, url: string): Promise<string> {
   return url;
 }
 
-const deliveryAction = write(async (context) => {
+const deliveryAction = act(async (context) => {
   const app = appOrNotFound(context);
   const webhook = webhookOrNotFound(context, app);
   const result = await submitChange(context, "webhook.redeliver", { appId: app.id, webhookId: webhook.id, deliveryId: context.params.deliveryId! });
@@ -129,7 +131,7 @@ export const WEBHOOK_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "DELETE",
     "/admin/apps/:appId/webhooks/:webhookId",
-    write(async (context) => {
+    act(async (context) => {
       const app = appOrNotFound(context);
       const webhook = webhookOrNotFound(context, app);
       const result = await submitChange(context, "webhook.delete", { appId: app.id, webhookId: webhook.id });
@@ -139,7 +141,7 @@ export const WEBHOOK_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
     "/admin/apps/:appId/webhooks/:webhookId/rotate-secret",
-    write(async (context) => {
+    act(async (context) => {
       const app = appOrNotFound(context);
       const webhook = webhookOrNotFound(context, app);
       const secret = generateSecret();
@@ -150,7 +152,7 @@ export const WEBHOOK_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
   [
     "POST",
     "/admin/apps/:appId/webhooks/:webhookId/test",
-    write(async (context) => {
+    act(async (context) => {
       const app = appOrNotFound(context);
       const webhook = webhookOrNotFound(context, app);
       const result = await submitChange(context, "webhook.test", { appId: app.id, webhookId: webhook.id });
