@@ -41,6 +41,7 @@ import { ClusterNode } from "./cluster/cluster-node.js";
 import { observeAppliedChanges } from "./composition/applied-observers.js";
 import { ChangeRequestScheduler } from "./composition/change-request-scheduler.js";
 import { RolloutDriver } from "./composition/rollout-driver.js";
+import { startWebhookDispatcher, webhookPolicy } from "./composition/webhook-dispatcher.js";
 import { migrateStore } from "./storage/schema-version.js";
 import type { TableName, TableValues } from "./storage/kv.js";
 import { STORE_UPGRADES } from "./composition/store-upgrades.js";
@@ -95,6 +96,7 @@ function createExecutor(config: Config, storeShared: boolean, store: Services["s
 
 /** The composition root: config → store → services → API core → front end. */
 export async function startService(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  const outgoing = webhookPolicy(config);
   const adapters = await selectAdapters(config, log);
   const { store } = adapters;
   await migrateStore(store, STORE_UPGRADES);
@@ -149,6 +151,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
   observeAppliedChanges(management, { flagStates, keys, credentials });
   const scheduler = new ChangeRequestScheduler(store, management, log);
   const rolloutDriver = new RolloutDriver(store, management, log);
+  const webhookDispatcher = startWebhookDispatcher(config, outgoing, store, management, log);
   const { accounts: accountsConfig } = config;
   let draining = false;
   const services: Services = {
@@ -242,6 +245,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         clearInterval(crossProcessPoll);
         scheduler.stop();
         rolloutDriver.stop();
+        await webhookDispatcher.stop();
         for (const each of frontEnds) each.closeAll();
         // What was acknowledged is in the log either way; projecting it now spares the next start the backlog.
         await projection.stop(deadline);

@@ -11,6 +11,7 @@ import { resetAdminTokenOffline } from "./admin-token-reset.js";
 import { readPassword } from "./password-input.js";
 import { createTokenAsMember } from "./session-token.js";
 import { SURVEY_USAGE, surveys } from "./survey-commands.js";
+import { WEBHOOK_OPTIONS, WEBHOOK_USAGE, webhooks } from "./webhook-commands.js";
 import { isOperationsCommand, OPERATIONS_USAGE, runOperationsCommand } from "./operations-commands.js";
 import {
   companyTable,
@@ -80,6 +81,7 @@ answer as JSON instead of a table):
   switchyard analytics rebuild ENV_ID
 
 ${SURVEY_USAGE}
+${WEBHOOK_USAGE}
 ${OPERATIONS_USAGE}`;
 
 /** Read once: the commands' environment (config/cli-environment.ts). */
@@ -231,6 +233,7 @@ async function manage(positionals: string[], values: Values): Promise<unknown> {
   if (area === "segments") return segments(client, action, first, second, values);
   if (area === "features" && action === "stage") return featureStage(client, first, second, third);
   if (area === "surveys") return surveys(client, action, first, second, values);
+  if (area === "webhooks") return webhooks(client, action, first, second, third, values);
   if (area === "cluster" && action === "status") return clusterStatus(client, values.json === true);
   // `history ENV_ID KEY` has no verb.
   if (area === "history") {
@@ -318,6 +321,7 @@ async function run(): Promise<void> {
       email: { type: "string" },
       actor: { type: "string" },
       help: { type: "boolean", short: "h" },
+      ...WEBHOOK_OPTIONS,
     },
   });
   if (values.help || positionals.length === 0) {

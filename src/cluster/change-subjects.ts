@@ -78,6 +78,18 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
     case "admin-token.rotate":
     case "admin-token.disable":
       return scoped("admin-token");
+    case "webhook.create":
+      return scoped(`app.${token(change.webhook.appId)}.webhook.${token(change.webhook.id)}`);
+    case "webhook.update":
+    case "webhook.delete":
+    case "webhook.rotate-secret":
+    case "webhook.test":
+    case "webhook.redeliver":
+      return scoped(`app.${token(change.appId)}.webhook.${token(change.webhookId)}`);
+    // Decided by the applier against the lease and delivery as they are when it arrives, in log order on every node.
+    case "webhook.claim":
+    case "webhook.attempt":
+      return { subject: `webhook.${token(change.webhookId)}.outbox`, concurrency: false };
     // Applied as a toggle on what the store holds when it arrives: nothing read beforehand can go stale.
     case "opt-in.set":
     case "backup.create":

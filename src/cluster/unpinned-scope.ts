@@ -32,7 +32,16 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "segment.delete":
     case "flags.import":
     case "opt-in.set":
+    case "webhook.update":
+    case "webhook.delete":
+    case "webhook.rotate-secret":
+    case "webhook.test":
+    case "webhook.redeliver":
+    case "webhook.claim":
+    case "webhook.attempt":
       return tenancy.getApp(change.appId);
+    case "webhook.create":
+      return tenancy.getApp(change.webhook.appId);
     case "key.rotate":
     case "rules.put":
     case "analytics.settings":

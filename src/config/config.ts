@@ -45,6 +45,21 @@ export interface Config {
   readonly accounts: AccountsConfig;
   /** Cluster mode on NATS JetStream (API.md §11, docs/CLUSTER.md); undefined runs the node alone. */
   readonly cluster: ClusterConfig | undefined;
+  /** Outgoing webhooks (API.md §16, docs/WEBHOOKS.md). */
+  readonly webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** SWITCHYARD_WEBHOOK_ALLOW as written: the private hosts or CIDRs webhooks may reach (parsed by safe-post.ts). */
+  readonly allow: string;
+  /** How long one attempt may take (10 s by the contract; tests shorten it). */
+  readonly timeoutMs: number;
+  /** The retry schedule's first wait (5 s; tests shorten it to see the whole schedule). */
+  readonly retryBaseMs: number;
+  /** Attempts in flight at once on this node, across webhooks (one per webhook at a time: strict order). */
+  readonly maxInFlight: number;
+  /** SWITCHYARD_PUBLIC_URL's origin: what Slack messages link to. */
+  readonly publicUrl: string | undefined;
 }
 
 export interface ClusterConfig {
@@ -136,6 +151,10 @@ const ENVIRONMENT_SCHEMA = v.object({
   SWITCHYARD_SIGNIN_WINDOW_MS: v.optional(integerFrom(1000, 86_400_000), String(15 * 60_000)),
   // 2^17 is OWASP's floor for scrypt; tests lower it to 2^14 to sign in quickly. Below that is refused.
   SWITCHYARD_PASSWORD_COST: v.optional(integerFrom(14, 20), "17"),
+  SWITCHYARD_WEBHOOK_ALLOW: v.optional(v.string(), ""),
+  SWITCHYARD_WEBHOOK_TIMEOUT_MS: v.optional(integerFrom(100, 60_000), "10000"),
+  SWITCHYARD_WEBHOOK_RETRY_BASE_MS: v.optional(integerFrom(10, 3_600_000), "5000"),
+  SWITCHYARD_WEBHOOK_CONCURRENCY: v.optional(integerFrom(1, 1000), "16"),
   SWITCHYARD_CLUSTER_URL: v.optional(
     v.pipe(
       v.string(),
@@ -265,5 +284,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       oauthTokenTtlMs: input.SWITCHYARD_OAUTH_TOKEN_TTL_MS,
     }),
     cluster: clusterConfig(input),
+    webhooks: Object.freeze({
+      allow: input.SWITCHYARD_WEBHOOK_ALLOW,
+      timeoutMs: input.SWITCHYARD_WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: input.SWITCHYARD_WEBHOOK_RETRY_BASE_MS,
+      maxInFlight: input.SWITCHYARD_WEBHOOK_CONCURRENCY,
+      publicUrl: input.SWITCHYARD_PUBLIC_URL === undefined ? undefined : new URL(input.SWITCHYARD_PUBLIC_URL).origin,
+    }),
   });
 }

@@ -15,6 +15,8 @@ import { RolloutDetail, Rollouts } from "./pages/Rollouts";
 import { Segments } from "./pages/Segments";
 import { Stages } from "./pages/Stages";
 import { Surveys } from "./pages/Surveys";
+import { WebhookDetail } from "./pages/WebhookDetail";
+import { Webhooks } from "./pages/Webhooks";
 import type { ParsedRoute, ScopedPage } from "./router";
 import type { Scope } from "./scope";
 
@@ -60,6 +62,11 @@ export const SCOPED_PAGE_VIEWS: Record<ScopedPage, { label: string; list(scope: 
   keys: { label: "Keys & SDKs", list: (scope) => <Keys key={scope.environment.id} scope={scope} /> },
   settings: { label: "Environment settings", list: (scope) => <EnvironmentSettings key={scope.environmentId} scope={scope} /> },
   events: { label: "Live events", list: (scope) => <LiveEvents scope={scope} /> },
+  webhooks: {
+    label: "Webhooks",
+    list: (scope) => <Webhooks key={scope.app.id} scope={scope} />,
+    detail: (scope, id) => <WebhookDetail key={`${scope.app.id}:${id}`} scope={scope} webhookId={id} />,
+  },
 };
 
 /** The side navigation: every environment page, in the table's order. */

@@ -48,7 +48,7 @@ export function replaceRoute(path: string): void {
 }
 
 /** The pages of one app's environment; those with a second segment show one item of their list. */
-export const SCOPED_PAGES = ["features", "change-requests", "keys", "settings", "companies", "users", "feedback", "events", "segments", "stages", "surveys", "rollouts"] as const;
+export const SCOPED_PAGES = ["features", "change-requests", "keys", "settings", "companies", "users", "feedback", "events", "segments", "stages", "surveys", "rollouts", "webhooks"] as const;
 export type ScopedPage = (typeof SCOPED_PAGES)[number];
 
 export type ParsedRoute =

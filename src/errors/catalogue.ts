@@ -10,6 +10,7 @@ export const ERRORS = {
   INVALID_QUERY: { status: 400, message: "The query string is invalid." },
   INVALID_RULES: { status: 400, message: "The rule tree is invalid." },
   INVALID_DOCUMENT: { status: 400, message: "The flags document is invalid." },
+  INVALID_WEBHOOK_URL: { status: 400, message: "The webhook URL is not allowed: it must reach a public address (or one SWITCHYARD_WEBHOOK_ALLOW lists)." },
   UNKNOWN_FEATURE: { status: 400, message: "The request names a feature that does not exist." },
   UNAUTHORIZED: { status: 401, message: "A valid key is required." },
   INVALID_CREDENTIALS: { status: 401, message: "The email or password is not valid." },

@@ -22,6 +22,18 @@ export interface FeatureWrite {
   flagStates: Map<string, number>;
 }
 
+/** One targeting or config write, as it changed the list: what a change's webhook events report. */
+export interface RulesWrite {
+  environmentId: string;
+  featureKey: string;
+  kind: "targeting" | "config";
+  fromVersion: number;
+  toVersion: number;
+  /** The lists as saved (targeting: with its segment references, when it has them). */
+  before: unknown[];
+  after: unknown[];
+}
+
 /** A live feature with its rules in one environment: what evaluation and `GET /features` need. */
 export interface EnvironmentFeature {
   feature: FeatureRecord;
@@ -35,9 +47,25 @@ export interface EnvironmentFeature {
  */
 export class FeatureRepository {
   private readonly tenancy: TenancyRepository;
+  /** Told of every rules write while a change is applied (`recordRulesWrites`). */
+  private rulesWrites: RulesWrite[] | undefined;
 
   constructor(private readonly store: KvStore) {
     this.tenancy = new TenancyRepository(store);
+  }
+
+  /**
+   * Runs `apply` (synchronously, inside a write transaction) and returns its result with every targeting and config
+   * write it made, whichever applier made them (a rules write, a stage, a change request, an import, a segment).
+   */
+  recordRulesWrites<T>(apply: () => T): { result: T; writes: RulesWrite[] } {
+    const writes: RulesWrite[] = [];
+    this.rulesWrites = writes;
+    try {
+      return { result: apply(), writes };
+    } finally {
+      this.rulesWrites = undefined;
+    }
   }
 
   private get features() {
@@ -184,6 +212,10 @@ export class FeatureRepository {
       kind === "targeting" ? { kind, version, rules: list, ...(segmentRules ? { segmentRules } : {}), at, ...link } : { kind, version, variants: list, at, ...link };
     this.states.put(key(environmentId, featureKey), state);
     this.history.put(key(environmentId, featureKey, kind, sequenceKeyPart(version)), entry);
+    if (this.rulesWrites) {
+      const saved = (each: EnvironmentFeatureState) => (kind === "targeting" ? (each.targeting.segmentRules ?? each.targeting.rules) : each.config.variants);
+      this.rulesWrites.push({ environmentId, featureKey, kind, fromVersion: version - 1, toVersion: version, before: saved(current), after: saved(state) });
+    }
     const flagStateVersion = bumpFlagState ? this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)! : environment.flagStateVersion;
     return { state, flagStateVersion, feature };
   }

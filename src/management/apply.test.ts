@@ -13,6 +13,7 @@ import { planApp, planEnvironment, TenancyRepository } from "../tenancy/tenancy-
 import { CHANGE_TYPES, type ChangeBodies, type ChangeOf, type ChangeType, type ManagementChange } from "./changes.js";
 import { LocalManagementLog } from "./management-log.js";
 import { openStore } from "../../test/support/stores.js";
+import { derivedId } from "./webhooks/webhook-outbox.js";
 
 const HASH: PasswordHash = { algorithm: "scrypt", cost: 14, blockSize: 8, parallelization: 1, salt: "c2FsdA==", hash: "aGFzaA==" };
 const OWNER_ACTOR: Actor = { kind: "member", id: "mem_owner", email: "owner@example.com" };
@@ -42,6 +43,10 @@ function script(): ManagementChange[] {
   const production = planned.environments[0]!.record.id;
   const staging = planEnvironment(appId, "staging", new Date(clock).toISOString()).record;
   const rotated = newKey("secret", "production");
+  const webhook = (id: string) => ({ id, appId, url: "https://hooks.example.com/x", events: ["*"], environments: [], format: "standard" as const, description: null, enabled: true, createdAt: new Date(clock).toISOString(), createdBy: ADMIN_ACTOR, secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0" });
+  const test = change("webhook.test", { appId, webhookId: "wh_1" });
+  const tested = derivedId("msg", derivedId("evt", test.id, "0"), "wh_1");
+  const attempt = { at: new Date(clock).toISOString(), status: 200, durationMs: 12, error: null, nodeId: "n1" };
   return [
     change("app.create", { app: planned.app, trackingKeyDigest: planned.trackingKeyDigest, environments: planned.environments.map((environment) => environment.record) }),
     change("environment.create", { environment: staging }),
@@ -51,6 +56,7 @@ function script(): ManagementChange[] {
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "targeting", list: [{ filter: { type: "constant", value: true } }] }, OWNER_ACTOR),
     change("rules.put", { environmentId: production, featureKey: "huddle", kind: "config", list: [{ filter: { type: "constant", value: true }, key: "blue", payload: 1 }] }),
     change("analytics.settings", { environmentId: production, settings: { retentionDays: 5 } }),
+    change("webhook.create", { webhook: webhook("wh_1") }),
     change("opt-in.set", { environmentId: production, appId, featureKey: "huddle", scope: "user", entityId: "u1", optedIn: true }, { kind: "anonymous", id: "anonymous" }),
     change("analytics.rebuild", { environmentId: production }),
     change("stage.create", { appId, stage: { id: "st_dogfood0001", name: "Dogfood", order: 5, targeting: { [production]: { rules: [{ filter: { type: "constant", value: true } }] } }, createdAt: new Date(clock).toISOString() } }),
@@ -122,6 +128,14 @@ function script(): ManagementChange[] {
     change("admin-token.rotate", { digest: "d-admin", hint: "adm_…abcd" }, OWNER_ACTOR),
     change("admin-token.disable", {}, OWNER_ACTOR),
     change("member.remove", { memberId: "mem_editor" }, OWNER_ACTOR),
+    test,
+    change("webhook.claim", { appId, webhookId: "wh_1", nodeId: "n1", until: new Date(clock + 60_000).toISOString() }),
+    change("webhook.attempt", { appId, webhookId: "wh_1", deliveryId: tested, nodeId: "n1", attempt, outcome: "delivered", nextAttemptAt: null, leaseUntil: new Date(clock + 90_000).toISOString() }),
+    change("webhook.redeliver", { appId, webhookId: "wh_1", deliveryId: tested }),
+    change("webhook.rotate-secret", { appId, webhookId: "wh_1", secret: "whsec_bmV3c2VjcmV0bmV3c2VjcmV0bmV3c2VjcmV0" }),
+    change("webhook.update", { appId, webhookId: "wh_1", fields: { events: ["targeting.changed"], description: "CI" } }),
+    change("webhook.create", { webhook: webhook("wh_2") }),
+    change("webhook.delete", { appId, webhookId: "wh_2" }),
   ];
 }
 
@@ -188,7 +202,7 @@ describe("management apply", () => {
       cursors.push(outcome.auditCursor);
     }
     // Bookkeeping changes (usage stamps, editors registering for OAuth, end users' opt-in choices) write no audit entry.
-    const unaudited = new Set(["credential.touch", "oauth-client.register", "opt-in.set"]);
+    const unaudited = new Set(["credential.touch", "oauth-client.register", "opt-in.set", "webhook.claim", "webhook.attempt"]);
     const audited = changes.filter((entry) => !unaudited.has(entry.type));
     const { entries } = new AuditLog(store).page({}, undefined, 1000);
     expect(entries).toHaveLength(audited.length);

@@ -20,8 +20,11 @@ import { GOVERNANCE_APPLIERS } from "./governance/apply-governance.js";
 import { CHANGE_REQUEST_APPLIERS } from "./governance/apply-change-requests.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 import { ROLLOUT_APPLIERS } from "./rollouts/apply-rollouts.js";
+import { WEBHOOK_APPLIERS } from "./webhooks/apply-webhooks.js";
+import { eventsOfChange } from "./webhooks/change-events.js";
+import { queueRaisedEvents } from "./webhooks/webhook-outbox.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS, ...ROLLOUT_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS, ...WEBHOOK_APPLIERS, ...ROLLOUT_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the
@@ -54,7 +57,7 @@ export class ChangeApplier {
     // Before anything is written: a direct write to an environment whose policy requires approval is held here.
     const held = approvalHold(context, change as ManagementChange);
     if (held !== undefined && held !== "bypassed") return { ok: false, error: held };
-    const applied = applier(context, change);
+    const { result: applied, writes } = this.repositories.features.recordRulesWrites(() => applier(context, change));
     if (!applied.ok) return applied;
     if (applied.audit) {
       const { comment } = change;
@@ -69,7 +72,8 @@ export class ChangeApplier {
         address: change.address,
       });
     }
-    return {
+    // The webhook deliveries this change causes, queued in its own transaction: committed with it or not at all.
+    queueRaisedEvents(this.repositories.store, { id: change.id, at: change.at, actor: change.actor }, eventsOfChange(applied.audit, writes));    return {
       ok: true,
       value: applied.value,
       auditCursor: cursor ?? null,

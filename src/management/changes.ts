@@ -20,6 +20,17 @@ import type { FlagsImportBody, FlagsImportResult } from "./operations/import-pla
 import type { EnvironmentPolicy } from "./governance/policy.js";
 import type { ChangeRequestRecord, ProposedChange } from "./governance/change-request-records.js";
 import type { RolloutRecord, RolloutSettings, StepEvidence } from "./rollouts/rollout-records.js";
+import type { DeliveryAttempt, DeliveryRecord, WebhookLease, WebhookRecord } from "./webhooks/webhook-records.js";
+
+/** What a webhook update may change; fields left out keep their value. */
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  environments?: string[];
+  format?: WebhookRecord["format"];
+  description?: string | null;
+  enabled?: boolean;
+}
 
 export interface StageChanges {
   name?: string;
@@ -141,6 +152,38 @@ export interface ChangeBodies {
     reason: string | null;
     evidence: StepEvidence | null;
   };
+  /**
+   * A webhook (API.md §16), its signing secret decided by the route: an HMAC key has to travel and be stored as
+   * itself to sign on every node (docs/SECURITY.md). Only the audit entry and the answers leave it out.
+   */
+  "webhook.create": { webhook: Omit<WebhookRecord, "sequence" | "lease" | "previousSecret" | "updatedAt"> };
+  "webhook.update": { appId: string; webhookId: string; fields: WebhookChanges };
+  "webhook.delete": { appId: string; webhookId: string };
+  /** The new secret; the old one keeps signing for 24 h from the change's time. */
+  "webhook.rotate-secret": { appId: string; webhookId: string; secret: string };
+  /** Queues a `webhook.test` event for this webhook alone. */
+  "webhook.test": { appId: string; webhookId: string };
+  /** Queues a delivered or failed delivery again (same id), behind what is queued. */
+  "webhook.redeliver": { appId: string; webhookId: string; deliveryId: string };
+  /**
+   * A node asking to be the one that attempts this webhook's deliveries until `until` (decided before submission):
+   * granted when no other node holds an unexpired lease at the change's time. Bookkeeping, not audited.
+   */
+  "webhook.claim": { appId: string; webhookId: string; nodeId: string; until: string };
+  /**
+   * One attempt's result as the attempting node saw it, and what follows (decided by that node: delivered, retry
+   * at `nextAttemptAt`, or failed); `leaseUntil` extends its lease. Bookkeeping, not audited.
+   */
+  "webhook.attempt": {
+    appId: string;
+    webhookId: string;
+    deliveryId: string;
+    nodeId: string;
+    attempt: DeliveryAttempt;
+    outcome: "delivered" | "retry" | "failed";
+    nextAttemptAt: string | null;
+    leaseUntil: string;
+  };
 }
 
 /** What applying each kind of change answers with. */
@@ -193,6 +236,16 @@ export interface ChangeResults {
   "rollout.start": { rollout: RolloutRecord; applied: boolean };
   /** `applied` false: the rollout had left the expected state or step (a duplicate decision). */
   "rollout.transition": { rollout: RolloutRecord; applied: boolean };
+  "webhook.create": { webhook: WebhookRecord };
+  "webhook.update": { webhook: WebhookRecord; cancelled: number };
+  "webhook.delete": { webhook: WebhookRecord };
+  "webhook.rotate-secret": { webhook: WebhookRecord };
+  "webhook.test": { delivery: DeliveryRecord };
+  "webhook.redeliver": { delivery: DeliveryRecord };
+  /** `granted` false: another node holds the lease (its `lease` is given). */
+  "webhook.claim": { granted: boolean; lease: WebhookLease | null };
+  /** `recorded` false: the delivery is no longer waiting (the webhook was deleted or disabled meanwhile). */
+  "webhook.attempt": { recorded: boolean; delivery: DeliveryRecord | null };
 }
 
 export type ChangeType = keyof ChangeBodies;
@@ -250,4 +303,12 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "change-request.fire",
   "rollout.start",
   "rollout.transition",
+  "webhook.create",
+  "webhook.update",
+  "webhook.delete",
+  "webhook.rotate-secret",
+  "webhook.test",
+  "webhook.redeliver",
+  "webhook.claim",
+  "webhook.attempt",
 ];

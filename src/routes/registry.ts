@@ -17,6 +17,7 @@ import { ADMIN_ROUTES, TRACKED_DATA_ROUTES } from "./management/admin-routes.js"
 import { ENVIRONMENT_FEATURE_ROUTES } from "./management/environment-feature-routes.js";
 import { GOVERNANCE_ROUTES } from "./management/governance-routes.js";
 import { ROLLOUT_ROUTES } from "./management/rollout-routes.js";
+import { WEBHOOK_ROUTES } from "./management/webhook-routes.js";
 import { ENTITY_LIST_ROUTES } from "./management/entity-list-routes.js";
 import { LOG_TAIL_ROUTES } from "./management/log-tail-route.js";
 import { ANALYTICS_ROUTES } from "./management/analytics-routes.js";
@@ -48,6 +49,7 @@ export const MANAGEMENT_ROUTES: RouteTable = [
   ...ENVIRONMENT_FEATURE_ROUTES,
   ...GOVERNANCE_ROUTES,
   ...ROLLOUT_ROUTES,
+  ...WEBHOOK_ROUTES,
   ...TRACKED_DATA_ROUTES,
   ...ENTITY_LIST_ROUTES,
   ...LOG_TAIL_ROUTES,

@@ -105,6 +105,9 @@ export const TABLES = [
   "activeRollouts",
   "rolloutUnits",
   "rolloutTallies",
+  // Webhooks (API.md §16): each app's webhooks and the outbox of their deliveries.
+  "webhooks",
+  "webhookDeliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 

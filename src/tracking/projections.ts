@@ -35,6 +35,8 @@ export interface TrackingProjections {
   readonly analytics: TrackingProjection;
   readonly surveys: TrackingProjection;
   readonly rollouts: TrackingProjection;
+  /** Webhook deliveries of `feedback.created`, queued with the feedback they announce. */
+  readonly webhooks: TrackingProjection;
 }
 
 /** The projections' writers of one transaction, as one. */
@@ -42,7 +44,7 @@ export type ProjectionWriters = Required<ProjectionWriter>;
 
 /** Every projection's writer for one transaction, as one: each record reaches only the writers that take it. */
 export function openProjections(projections: TrackingProjections, store: KvStore, environmentId: string): ProjectionWriters {
-  const writers = [projections.analytics, projections.surveys, projections.rollouts].map((projection) => projection.open(store, environmentId));
+  const writers = [projections.analytics, projections.surveys, projections.rollouts, projections.webhooks].map((projection) => projection.open(store, environmentId));
   const takers = <T>(method: (writer: ProjectionWriter) => ((record: T) => void) | undefined): ((record: T) => void) => {
     const calls = writers.flatMap((writer) => {
       const call = method(writer);

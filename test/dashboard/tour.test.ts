@@ -82,6 +82,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard pages at 1366 and 390 px", () => {
     ["segments", "/segments", "Segments"],
     ["stages", "/stages", "Release stages"],
     ["live-events", "/events", "Live events"],
+    ["webhooks", "/webhooks", "Webhooks"],
     ["feature-not-found", "/features/nope", "Feature not found"],
   ];
 

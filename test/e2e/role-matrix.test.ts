@@ -88,6 +88,24 @@ async function proposeRequest(fixture: Fixture, author: Session | "admin"): Prom
   return `${path}/${reply.body.changeRequest.id}`;
 }
 
+/**
+ * A fresh webhook (API.md §16) to a closed loopback port, allowed by SWITCHYARD_WEBHOOK_ALLOW: nothing leaves the
+ * machine. With `failedDelivery`, a test delivery cancelled by disabling it (failed) and the webhook enabled again:
+ * what a redelivery takes.
+ */
+async function freshWebhook(fixture: Fixture, failedDelivery = false): Promise<{ path: string; deliveryId?: string }> {
+  const hooks = `/admin/apps/${fixture.appId}/webhooks`;
+  const call = (method: string, path: string, body?: unknown) => ok(request(fixture.url, method, path, { token: fixture.admin, ...(body !== undefined ? { body } : {}) }));
+  const created = await call("POST", hooks, WEBHOOK);
+  const path = `${hooks}/${created.body.webhook.id}`;
+  if (!failedDelivery) return { path };
+  const tested = await call("POST", `${path}/test`);
+  await call("PATCH", path, { enabled: false });
+  await call("PATCH", path, { enabled: true });
+  return { path, deliveryId: tested.body.delivery.id };
+}
+const WEBHOOK = { url: "http://127.0.0.1:9/matrix", events: ["rollout.completed"] };
+
 const E = "/admin/environments/:envId";
 const CELLS: Cell[] = [
   { method: "POST", path: "/admin/apps", body: { name: "matrix" }, expected: WRITE },
@@ -180,6 +198,24 @@ const CELLS: Cell[] = [
     expected: WRITE,
   },
   { method: "PUT", path: "/admin/apps/:appId/features/:key/stage", body: { stage: "Internal" }, expected: WRITE },
+  // API.md §16: webhooks.
+  { method: "POST", path: "/admin/apps/:appId/webhooks", body: WEBHOOK, expected: WRITE },
+  { method: "GET", path: "/admin/apps/:appId/webhooks", expected: READ },
+  { method: "GET", path: "/admin/apps/:appId/webhooks/:webhookId", prepare: async (fixture) => ({ path: (await freshWebhook(fixture)).path }), expected: READ },
+  { method: "PATCH", path: "/admin/apps/:appId/webhooks/:webhookId", body: { description: "matrix" }, prepare: async (fixture) => ({ path: (await freshWebhook(fixture)).path }), expected: WRITE },
+  { method: "DELETE", path: "/admin/apps/:appId/webhooks/:webhookId", prepare: async (fixture) => ({ path: (await freshWebhook(fixture)).path }), expected: WRITE },
+  { method: "POST", path: "/admin/apps/:appId/webhooks/:webhookId/rotate-secret", prepare: async (fixture) => ({ path: `${(await freshWebhook(fixture)).path}/rotate-secret` }), expected: WRITE },
+  { method: "POST", path: "/admin/apps/:appId/webhooks/:webhookId/test", prepare: async (fixture) => ({ path: `${(await freshWebhook(fixture)).path}/test` }), expected: WRITE },
+  { method: "GET", path: "/admin/apps/:appId/webhooks/:webhookId/deliveries", prepare: async (fixture) => ({ path: `${(await freshWebhook(fixture)).path}/deliveries` }), expected: READ },
+  {
+    method: "POST",
+    path: "/admin/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+    prepare: async (fixture) => {
+      const { path, deliveryId } = await freshWebhook(fixture, true);
+      return { path: `${path}/deliveries/${deliveryId}/redeliver` };
+    },
+    expected: WRITE,
+  },
   { method: "GET", path: "/admin/apps/:appId/segments", expected: READ },
   {
     method: "POST",
@@ -313,7 +349,7 @@ describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"
   const fixture = { counter: 0, bearer: {}, memberIds: {} } as Fixture;
 
   beforeAll(async () => {
-    server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SIGNIN_MAX_FAILURES: "100000", SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS: "100000" } });
+    server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SIGNIN_MAX_FAILURES: "100000", SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS: "100000", SWITCHYARD_WEBHOOK_ALLOW: "127.0.0.1/32" } });
     fixture.url = server.url;
     fixture.admin = server.adminToken;
     const { app, production } = await createApp(server.url, server.adminToken, "Matrix");

@@ -84,6 +84,14 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
   "oauth-client.register": null,
   "oauth-code.issue": null,
   "oauth-code.redeem": null,
+  "webhook.create": null,
+  "webhook.update": null,
+  "webhook.delete": null,
+  "webhook.rotate-secret": null,
+  "webhook.test": null,
+  "webhook.redeliver": null,
+  "webhook.claim": null,
+  "webhook.attempt": null,
 };
 
 /** Whether the actor is an owner now (the admin token counts as one: it can do everything an owner can). */

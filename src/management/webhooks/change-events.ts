@@ -1,0 +1,87 @@
+/**
+ * Which webhook events an applied management change raises, read from its audit entry and the rules writes it made.
+ * One table, by audit action: a new kind of change that should be heard is one row here.
+ */
+import type { RulesWrite } from "../../features/feature-repository.js";
+import type { AuditRecord } from "../outcome.js";
+import type { WebhookEventType } from "./webhook-event.js";
+
+/** An event before names are looked up: what it is about, and what changed. */
+export interface RaisedEvent {
+  type: WebhookEventType;
+  appId: string | null;
+  environmentId: string | null;
+  featureKey: string | null;
+  before: unknown;
+  after: unknown;
+  details?: Record<string, unknown>;
+}
+
+type FromAudit = (audit: AuditRecord) => RaisedEvent[];
+
+const about = (audit: AuditRecord) => ({ appId: audit.entity.appId ?? null, environmentId: audit.entity.environmentId ?? null, featureKey: audit.entity.key ?? null });
+
+/** A feature's app-level fields: `details.changes` is `{field: {from, to}}`. */
+function featureEvent(type: WebhookEventType): FromAudit {
+  return (audit) => {
+    const changes = (audit.details.changes ?? {}) as Record<string, { from: unknown; to: unknown }>;
+    const before = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.from]));
+    const after = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
+    return [{ type, ...about(audit), before, after }];
+  };
+}
+
+/** The kill switch is a targeting change of one environment: what is served moves, the rules stay. */
+const killSwitch: FromAudit = (audit) => {
+  const enabled = audit.details.enabled as { from: boolean; to: boolean };
+  return [{ type: "targeting.changed", ...about(audit), before: { enabled: enabled.from }, after: { enabled: enabled.to }, details: { killSwitch: true } }];
+};
+
+/** A change request's transition; `scheduled` also when the transition left it scheduled. */
+function changeRequestEvent(type: WebhookEventType): FromAudit {
+  return (audit) => {
+    const state = (audit.details.state ?? audit.details.to) as string | undefined;
+    const base = { ...about(audit), featureKey: null, before: null, after: null, details: { changeRequestId: audit.entity.id } };
+    return [{ type, ...base }, ...(state === "scheduled" && type !== "change_request.scheduled" ? [{ type: "change_request.scheduled" as const, ...base }] : [])];
+  };
+}
+
+/** A rollout step (API.md §17): its audit details' `from` and `to`, when it gives them, are the before and after. */
+function rolloutEvent(type: WebhookEventType): FromAudit {
+  return (audit) => [{ type, ...about(audit), before: audit.details.from ?? null, after: audit.details.to ?? null, details: audit.details }];
+}
+
+/** Audit action → the events it raises (besides `targeting.changed`/`config.changed`, read from the rules writes). */
+export const AUDIT_ACTION_EVENTS: Readonly<Record<string, FromAudit>> = {
+  "feature.create": featureEvent("feature.created"),
+  "feature.update": featureEvent("feature.updated"),
+  "feature.archive": (audit) => [{ type: "feature.archived", ...about(audit), before: null, after: null }],
+  "feature.disable": killSwitch,
+  "feature.enable": killSwitch,
+  "change-request.create": changeRequestEvent("change_request.created"),
+  "change-request.update": (audit) => ((audit.details.to as string) === "scheduled" ? changeRequestEvent("change_request.scheduled")(audit) : []),
+  "change-request.approve": changeRequestEvent("change_request.approved"),
+  "change-request.reject": changeRequestEvent("change_request.rejected"),
+  "change-request.apply": changeRequestEvent("change_request.applied"),
+  "change-request.suspend": changeRequestEvent("change_request.suspended"),
+  "rollout.started": rolloutEvent("rollout.started"),
+  "rollout.advanced": rolloutEvent("rollout.advanced"),
+  "rollout.paused": rolloutEvent("rollout.paused"),
+  "rollout.rolled_back": rolloutEvent("rollout.rolled_back"),
+  "rollout.completed": rolloutEvent("rollout.completed"),
+};
+
+/** Every event of one applied change, in order: the rules it wrote first, then its own transition. */
+export function eventsOfChange(audit: AuditRecord | null, writes: RulesWrite[]): RaisedEvent[] {
+  const rules: RaisedEvent[] = writes.map((write) => ({
+    type: write.kind === "targeting" ? "targeting.changed" : "config.changed",
+    appId: null,
+    environmentId: write.environmentId,
+    featureKey: write.featureKey,
+    before: write.before,
+    after: write.after,
+    details: { fromVersion: write.fromVersion, toVersion: write.toVersion },
+  }));
+  const own = audit ? (AUDIT_ACTION_EVENTS[audit.action]?.(audit) ?? []) : [];
+  return [...rules, ...own];
+}
