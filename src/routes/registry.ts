@@ -16,6 +16,7 @@ import { OFREP_ROUTES } from "./sdk/ofrep-routes.js";
 import { ADMIN_ROUTES, TRACKED_DATA_ROUTES } from "./management/admin-routes.js";
 import { ENVIRONMENT_FEATURE_ROUTES } from "./management/environment-feature-routes.js";
 import { GOVERNANCE_ROUTES } from "./management/governance-routes.js";
+import { RELEASE_FLOW_ROUTES } from "./management/release-flow-routes.js";
 import { ENTITY_LIST_ROUTES } from "./management/entity-list-routes.js";
 import { LOG_TAIL_ROUTES } from "./management/log-tail-route.js";
 import { ANALYTICS_ROUTES } from "./management/analytics-routes.js";
@@ -46,6 +47,7 @@ export const MANAGEMENT_ROUTES: RouteTable = [
   ...ADMIN_ROUTES,
   ...ENVIRONMENT_FEATURE_ROUTES,
   ...GOVERNANCE_ROUTES,
+  ...RELEASE_FLOW_ROUTES,
   ...TRACKED_DATA_ROUTES,
   ...ENTITY_LIST_ROUTES,
   ...LOG_TAIL_ROUTES,

@@ -41,6 +41,9 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
   // Turning a feature off never waits (an emergency must not); turning it on is a targeting change like any other.
   "feature.enabled": (context, change) =>
     change.enabled && context.features.rulesOf(change.environmentId, change.featureKey).enabled === false ? [change.environmentId] : [],
+  // Prerequisites change who gets the feature, as its targeting does.
+  "feature.prerequisites": (_context, change) => [change.environmentId],
+  "feature.promote": (_context, change) => [change.toEnvironmentId],
   // Change requests are the approved path; their apply checks approvals itself.
   "change-request.create": null,
   "change-request.update": null,
