@@ -29,7 +29,7 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
     const app = context.tenancy.getApp(change.appId);
     const plan = app && planImport(context, app, change.document, change.ids, change.at);
     // A plan that fails is refused by the import itself, writing nothing.
-    return plan && plan.ok ? [...new Set(plan.writes.rules.map((rules) => rules.environmentId))] : [];
+    return plan && plan.ok ? [...new Set([...plan.writes.rules, ...plan.writes.prerequisites].map((write) => write.environmentId))] : [];
   },
   "segment.update": (context, change) => {
     if (change.fields.filter === undefined) return [];
