@@ -10,6 +10,7 @@ import { ReflagClient } from "@reflag/node-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_TEST_ENV, asSession, createMember, signIn } from "../support/accounts.js";
 import { createApp, request } from "../support/http.js";
+import { openSse } from "../support/sse.js";
 import { NATIVE_MODE, startServer, type TestServer } from "../support/server.js";
 import { quietLogger } from "../sdk/fixtures.js";
 
@@ -65,9 +66,16 @@ describe(`prerequisites (${NATIVE_MODE === "0" ? "native-free" : "native"} twin)
 
   it("stores prerequisites with one flagStateVersion step, a history entry and an audit entry carrying the comment", async () => {
     const before = await flagStateVersion();
-    const reply = await admin("PUT", `${production()}/features/invoices/prerequisites`, { prerequisites: [{ feature: "billing", enabled: true }], comment: "invoices need billing" });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(reply.body).toMatchObject({ key: "invoices", prerequisites: [{ feature: "billing", enabled: true }], version: 1, changed: true, flagStateVersion: before + 1 });
+    const stream = await openSse(`${server.url}/sse/server`, { authorization: `Bearer ${keys.production.secretKey}` });
+    try {
+      const reply = await admin("PUT", `${production()}/features/invoices/prerequisites`, { prerequisites: [{ feature: "billing", enabled: true }], comment: "invoices need billing" });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      expect(reply.body).toMatchObject({ key: "invoices", prerequisites: [{ feature: "billing", enabled: true }], version: 1, changed: true, flagStateVersion: before + 1 });
+      // The live update SDKs refresh on.
+      await stream.waitFor((connection) => connection.versions().includes(before + 1));
+    } finally {
+      stream.close();
+    }
     expect(await flagStateVersion()).toBe(before + 1);
     const history = (await admin("GET", `${production()}/features/invoices/history`)).body.versions;
     const entry = history.find((each: { kind: string }) => each.kind === "prerequisites");
