@@ -43,6 +43,11 @@ export function changeSubject(change: ManagementChange): { subject: string; conc
       return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}.survey`);
     case "feature.enabled":
       return scoped(`env.${token(change.environmentId)}.feature.${token(change.featureKey)}`);
+    // A write is checked against every feature's prerequisites in the environment (cycles): one subject per environment.
+    case "feature.prerequisites":
+      return scoped(`env.${token(change.environmentId)}.prerequisites`);
+    case "feature.promote":
+      return scoped(`env.${token(change.toEnvironmentId)}.feature.${token(change.featureKey)}`);
     case "policy.put":
       return scoped(`env.${token(change.environmentId)}.policy`);
     // A request's apply re-reads every version it compares, in log order: its own subject is enough.

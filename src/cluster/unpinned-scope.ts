@@ -49,6 +49,7 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "survey.put":
     case "survey.remove":
     case "feature.enabled":
+    case "feature.prerequisites":
     case "policy.put":
     case "change-request.create":
     case "change-request.update":
@@ -59,6 +60,8 @@ function appOf(change: ManagementChange, tenancy: TenancyRepository): AppRecord 
     case "rollout.start":
     case "rollout.transition":
       return appOfEnvironment(change.environmentId, tenancy);
+    case "feature.promote":
+      return appOfEnvironment(change.toEnvironmentId, tenancy);
     case "member.create":
     case "member.update":
     case "member.remove":

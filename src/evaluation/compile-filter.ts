@@ -52,7 +52,8 @@ function constant(value: boolean): CompiledFilter {
 }
 
 /**
- * Compiles a filter that passed `validateFilterTree`, so its depth is at most 32 and recursion is safe. Rollout
+ * Compiles a filter that passed `validateFilterTree`, so its depth is bounded (MAX_SERVED_FILTER_DEPTH) and recursion
+ * is safe. Rollout
  * filters take their bucket cache from `caches` (one per ruleset). Every context field the filter reads is registered
  * in `fields`: a scope's `values` must hold the flattened context's value of each of them at its id. Throws only on a
  * shape validation rejects; callers compile validated trees and catch anyway.

@@ -3,7 +3,7 @@
  * into closures, plus the constant JSON fragments its evaluated item is serialised with. Compilation never throws: a
  * feature whose targeting cannot compile is never enabled, one whose config cannot compile never matches a variant.
  */
-import { type Filter, validateFilterTree } from "../schemas/rules.js";
+import { type Filter, MAX_SERVED_FILTER_DEPTH, validateFilterTree } from "../schemas/rules.js";
 import type { ValidationIssue } from "../errors/catalogue.js";
 import { ItemCache } from "./item-cache.js";
 import { compileFilter, createScope, type FilterFn } from "./compile-filter.js";
@@ -226,7 +226,8 @@ function compileRules(
   if (!Array.isArray(list)) return { ok: false, issues: [{ path, message: "must be an array" }] };
   try {
     const issues: ValidationIssue[] = [];
-    list.forEach((rule, index) => validateFilterTree(rule?.filter, `${path}.${index}.filter`, issues));
+    // Served rules may nest deeper than saved ones: prerequisites are compiled into them.
+    list.forEach((rule, index) => validateFilterTree(rule?.filter, `${path}.${index}.filter`, issues, { maxDepth: MAX_SERVED_FILTER_DEPTH }));
     if (issues.length > 0) return { ok: false, issues };
     const compiled = list.map((rule) => compileFilter(rule.filter, caches, fields));
     const allConstant = compiled.every((filter) => filter.constant !== undefined);

@@ -5,6 +5,7 @@
 import type { CompiledFeature, CompiledRuleset } from "./compile-ruleset.js";
 import { EvaluatedFeatureResult } from "./evaluated-feature.js";
 import type { EvaluatedFeature, Filter } from "./types.js";
+import { MAX_SERVED_FILTER_DEPTH } from "../schemas/rules.js";
 
 export type OfrepReason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
 
@@ -30,8 +31,8 @@ interface RuleFacts {
 const targetingFacts = new WeakMap<CompiledFeature, RuleFacts>();
 const variantFacts = new WeakMap<CompiledFeature, RuleFacts>();
 
-/** Rule trees are at most 32 levels deep once saved; the bound only guards definitions that never were validated. */
-const MAX_DEPTH = 64;
+/** Served trees are at most MAX_SERVED_FILTER_DEPTH deep; the bound only guards definitions never validated. */
+const MAX_DEPTH = MAX_SERVED_FILTER_DEPTH;
 
 function holdsRollout(filter: Filter | undefined, depth = 0): boolean {
   if (typeof filter !== "object" || filter === null || depth > MAX_DEPTH) return false;

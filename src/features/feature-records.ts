@@ -45,6 +45,21 @@ export interface EnvironmentFeatureState {
   enabled?: boolean;
   /** How many times the kill switch was moved here (the version of its history entries). */
   enabledVersion?: number;
+  /** Features of the same app that must be on (`enabled: true`) or off for a context before this one can be. */
+  prerequisites?: Prerequisite[];
+  /** How many times the prerequisites were written here (the version of their history entries). */
+  prerequisitesVersion?: number;
+}
+
+/** A feature this one depends on in an environment: its access must be on (or, `enabled: false`, off). */
+export interface Prerequisite {
+  feature: string;
+  enabled: boolean;
+}
+
+/** The prerequisites of a feature in an environment (none when never set). */
+export function prerequisitesOf(state: EnvironmentFeatureState): Prerequisite[] {
+  return state.prerequisites ?? [];
 }
 
 /** Whether the kill switch leaves the feature on in this environment. */
@@ -53,8 +68,8 @@ export function isSwitchedOn(state: EnvironmentFeatureState): boolean {
 }
 
 /**
- * The targeting rules evaluated and served for local evaluation: none while the kill switch is off. Everything that
- * compiles or serves rules reads them through here, so the server and SDKs evaluating locally agree.
+ * A feature's own targeting rules as far as the kill switch lets them count: none while it is off. What is served and
+ * evaluated is these with the prerequisites compiled in (served-rules.ts), which reads them through here.
  */
 export function servedTargetingRules(state: EnvironmentFeatureState): unknown[] {
   return isSwitchedOn(state) ? state.targeting.rules : [];
@@ -73,13 +88,15 @@ export interface HistoryLink {
 }
 
 export interface HistoryEntry extends Partial<HistoryLink> {
-  kind: "targeting" | "config" | "enabled";
+  kind: "targeting" | "config" | "enabled" | "prerequisites";
   version: number;
   rules?: unknown[];
   segmentRules?: unknown[];
   variants?: unknown[];
   /** Kill-switch entries: the switch's new position. */
   enabled?: boolean;
+  /** Prerequisite entries: the list as written. */
+  prerequisites?: Prerequisite[];
   at: string;
 }
 

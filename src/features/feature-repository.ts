@@ -2,7 +2,7 @@ import { key, prefixRange, sequenceKeyPart, type KvStore } from "../storage/kv.j
 import { newFeatureId } from "../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../tenancy/tenancy-records.js";
 import { TenancyRepository } from "../tenancy/tenancy-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink } from "./feature-records.js";
+import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type HistoryEntry, type HistoryLink, type Prerequisite } from "./feature-records.js";
 
 export interface FeatureChanges {
   name?: string | null;
@@ -235,6 +235,33 @@ export class FeatureRepository {
     this.history.put(key(environmentId, featureKey, "enabled", sequenceKeyPart(version)), { kind: "enabled", version, enabled, at, ...link });
     const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
     return { state, version, flagStateVersion };
+  }
+
+  /**
+   * Replaces a feature's prerequisites in one environment, keeping the list in the history. Undefined when the
+   * environment or feature does not exist. The caller has checked the list (prerequisite-graph.ts).
+   */
+  writePrerequisites(environmentId: string, featureKey: string, prerequisites: Prerequisite[], at: string, link?: HistoryLink): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
+    const environment = this.tenancy.getEnvironment(environmentId);
+    const feature = environment && this.getFeature(environment.appId, featureKey);
+    if (!feature) return undefined;
+    const current = this.states.get(key(environmentId, featureKey)) ?? UNTARGETED;
+    const version = (current.prerequisitesVersion ?? 0) + 1;
+    const state: EnvironmentFeatureState = { ...current, prerequisites, prerequisitesVersion: version };
+    this.states.put(key(environmentId, featureKey), state);
+    this.history.put(key(environmentId, featureKey, "prerequisites", sequenceKeyPart(version)), { kind: "prerequisites", version, prerequisites, at, ...link });
+    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    return { state, version, flagStateVersion };
+  }
+
+  /** Every live feature's prerequisites in an environment of `appId`, for those that have any. */
+  prerequisiteGraph(environmentId: string, appId: string): Map<string, Prerequisite[]> {
+    const graph = new Map<string, Prerequisite[]>();
+    for (const feature of this.listFeatures(appId)) {
+      const prerequisites = this.states.get(key(environmentId, feature.key))?.prerequisites;
+      if (prerequisites && prerequisites.length > 0) graph.set(feature.key, prerequisites);
+    }
+    return graph;
   }
 
   /** The current targeting and config of a feature in an environment (untargeted when never set). */

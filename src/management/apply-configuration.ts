@@ -8,6 +8,7 @@ import { refused } from "./outcome.js";
 import { segmentLookup } from "./targeting-writes.js";
 import { prepareTargeting } from "./segments/inline.js";
 import { applyOptIn } from "../features/opt-in-store.js";
+import { dependentsOf } from "../features/prerequisite-graph.js";
 
 type ConfigurationAppliers = Pick<
   Appliers,
@@ -110,7 +111,16 @@ export const CONFIGURATION_APPLIERS: ConfigurationAppliers = {
     };
   },
 
-  "feature.archive"({ features }, change) {
+  "feature.archive"({ features, tenancy }, change) {
+    // A feature others depend on stays: archived, it would silently turn them off (or on) everywhere.
+    const dependents = (tenancy.getApp(change.appId)?.environmentIds ?? []).flatMap((environmentId) => {
+      const environment = tenancy.getEnvironment(environmentId);
+      const keys = dependentsOf(features.prerequisiteGraph(environmentId, change.appId), change.featureKey);
+      return keys.map((key) => `${key} (${environment?.name ?? environmentId})`);
+    });
+    if (dependents.length > 0) {
+      return refused("CONFLICT", `Feature ${change.featureKey} is a prerequisite of ${dependents.join(", ")}: remove it from their prerequisites first.`);
+    }
     const removed = features.removeFeature(change.appId, change.featureKey, change.at);
     if (!removed) return refused("NOT_FOUND", `No feature ${change.featureKey} in app ${change.appId}.`);
     return {

@@ -30,6 +30,10 @@ export function applyFlagsImport(context: ApplyContext, change: ChangeOf<"flags.
     const written = context.features.writeRules(rules.environmentId, rules.key, rules.kind, rules.list, change.at, link, rules.segmentRules)!;
     versions.set(rules.environmentId, written.flagStateVersion);
   }
+  for (const { environmentId, key, prerequisites } of writes.prerequisites) {
+    const written = context.features.writePrerequisites(environmentId, key, prerequisites, change.at, link)!;
+    versions.set(environmentId, written.flagStateVersion);
+  }
   const { summary } = plan.answer;
   return {
     ok: true,

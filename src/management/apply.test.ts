@@ -88,6 +88,8 @@ function script(): ManagementChange[] {
     change("feature.archive", { appId, featureKey: "old" }),
     { ...change("feature.enabled", { environmentId: production, featureKey: "huddle", enabled: false }, OWNER_ACTOR), comment: "incident" },
     change("feature.enabled", { environmentId: production, featureKey: "huddle", enabled: true }),
+    { ...change("feature.prerequisites", { environmentId: production, featureKey: "calls", prerequisites: [{ feature: "huddle", enabled: true }] }), comment: "calls need huddles" },
+    change("feature.promote", { fromEnvironmentId: production, toEnvironmentId: staging.id, featureKey: "huddle" }, OWNER_ACTOR),
     change("policy.put", { environmentId: production, policy: { requireApproval: true, minApprovals: 1 } }),
     { ...change("rules.put", { environmentId: production, featureKey: "calls", kind: "config", list: [] }), bypass: { reason: "hotfix" } },
     change("change-request.create", { environmentId: production, requestId: "cr_1", title: "Calls", description: null, changes: [{ feature: "calls", targeting: { rules: [{ filter: { type: "constant", value: true } }] } }], scheduledAt: null }, OWNER_ACTOR),

@@ -18,13 +18,14 @@ import type { ChangeOf, ChangeType, ManagementChange } from "./changes.js";
 import { approvalHold } from "./governance/approval-gate.js";
 import { GOVERNANCE_APPLIERS } from "./governance/apply-governance.js";
 import { CHANGE_REQUEST_APPLIERS } from "./governance/apply-change-requests.js";
+import { RELEASE_FLOW_APPLIERS } from "./governance/apply-release-flow.js";
 import type { Applied, ChangeOutcome } from "./outcome.js";
 import { ROLLOUT_APPLIERS } from "./rollouts/apply-rollouts.js";
 import { WEBHOOK_APPLIERS } from "./webhooks/apply-webhooks.js";
 import { eventsOfChange } from "./webhooks/change-events.js";
 import { queueRaisedEvents } from "./webhooks/webhook-outbox.js";
 
-const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS, ...WEBHOOK_APPLIERS, ...ROLLOUT_APPLIERS };
+const APPLIERS: Appliers = { ...CONFIGURATION_APPLIERS, ...STAGE_APPLIERS, ...SEGMENT_APPLIERS, ...SURVEY_APPLIERS, ...ACCOUNT_APPLIERS, ...OAUTH_APPLIERS, "flags.import": applyFlagsImport, "backup.create": applyBackupCreate, ...GOVERNANCE_APPLIERS, ...CHANGE_REQUEST_APPLIERS, ...WEBHOOK_APPLIERS, ...ROLLOUT_APPLIERS, ...RELEASE_FLOW_APPLIERS };
 
 /**
  * The one place management changes are applied. `apply` runs inside a store write transaction (the caller's: the

@@ -11,7 +11,7 @@ import type { AnalyticsSettings } from "../analytics/settings.js";
 import type { RebuildReport } from "../analytics/rebuild.js";
 import type { FeatureChanges } from "../features/feature-repository.js";
 import type { OptInScope } from "../features/opt-in-store.js";
-import type { EnvironmentFeatureState, FeatureRecord } from "../features/feature-records.js";
+import type { EnvironmentFeatureState, FeatureRecord, Prerequisite } from "../features/feature-records.js";
 import type { SegmentRecord } from "./segments/segment-records.js";
 import type { StageRecord } from "../features/stage-records.js";
 import type { AppRecord, EnvironmentRecord } from "../tenancy/tenancy-records.js";
@@ -127,6 +127,13 @@ export interface ChangeBodies {
   "oauth-code.redeem": { codeDigest: string; tokenDigest: string; token: TokenRecord };
   /** The kill switch of a feature in one environment (API.md §15). */
   "feature.enabled": { environmentId: string; featureKey: string; enabled: boolean };
+  /** A feature's prerequisites in one environment (API.md §15), checked against the graph when applied. */
+  "feature.prerequisites": { environmentId: string; featureKey: string; prerequisites: Prerequisite[] };
+  /**
+   * Copies a feature's targeting (as saved) and config from one environment to another of its app, read when it
+   * applies: one version of each that differs, one flagStateVersion step.
+   */
+  "feature.promote": { fromEnvironmentId: string; toEnvironmentId: string; featureKey: string };
   /** Fields left out keep their value. */
   "policy.put": { environmentId: string; policy: Partial<EnvironmentPolicy> };
   /** `requestId` decided by the route; the base versions are read when it applies. */
@@ -225,6 +232,9 @@ export interface ChangeResults {
   "oauth-code.issue": { code: OAuthCodeRecord };
   "oauth-code.redeem": { token: TokenRecord };
   "feature.enabled": { enabled: boolean; version: number; flagStateVersion: number; changed: boolean };
+  "feature.prerequisites": { prerequisites: Prerequisite[]; version: number; flagStateVersion: number; changed: boolean };
+  /** The versions in the target after the copy; `changed` false when it already held the same (nothing written). */
+  "feature.promote": { targetingVersion: number; configVersion: number; flagStateVersion: number; changed: boolean; wrote: ("targeting" | "config")[] };
   "policy.put": { policy: EnvironmentPolicy };
   "change-request.create": { changeRequest: ChangeRequestRecord };
   "change-request.update": { changeRequest: ChangeRequestRecord };
@@ -294,6 +304,8 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   "oauth-code.issue",
   "oauth-code.redeem",
   "feature.enabled",
+  "feature.prerequisites",
+  "feature.promote",
   "policy.put",
   "change-request.create",
   "change-request.update",

@@ -18,6 +18,7 @@ import { ENVIRONMENT_FEATURE_ROUTES } from "./management/environment-feature-rou
 import { GOVERNANCE_ROUTES } from "./management/governance-routes.js";
 import { ROLLOUT_ROUTES } from "./management/rollout-routes.js";
 import { WEBHOOK_ROUTES } from "./management/webhook-routes.js";
+import { RELEASE_FLOW_ROUTES } from "./management/release-flow-routes.js";
 import { ENTITY_LIST_ROUTES } from "./management/entity-list-routes.js";
 import { LOG_TAIL_ROUTES } from "./management/log-tail-route.js";
 import { ANALYTICS_ROUTES } from "./management/analytics-routes.js";
@@ -50,6 +51,7 @@ export const MANAGEMENT_ROUTES: RouteTable = [
   ...GOVERNANCE_ROUTES,
   ...ROLLOUT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...RELEASE_FLOW_ROUTES,
   ...TRACKED_DATA_ROUTES,
   ...ENTITY_LIST_ROUTES,
   ...LOG_TAIL_ROUTES,

@@ -51,3 +51,23 @@ export const ReviewBody = v.object({
   comment: v.optional(v.pipe(v.string("comment must be a string"), v.maxLength(500, "comment must be at most 500 characters"))),
   revision: v.optional(v.pipe(v.number("revision must be a number"), v.integer("revision must be a whole number"), v.minValue(1, "revision starts at 1"))),
 });
+
+/** `PUT …/features/:key/prerequisites`: the whole list (an empty one removes them). */
+export const PrerequisitesBody = v.object({
+  prerequisites: v.pipe(
+    v.array(
+      v.object({
+        feature: FeatureKey,
+        enabled: v.boolean("enabled must be true or false"),
+      }),
+      "prerequisites must be an array",
+    ),
+    v.maxLength(20, "a feature may have at most 20 prerequisites"),
+  ),
+});
+
+/** `POST …/features/:key/promote`: the environment of the same app to copy the feature's rules and config to. */
+export const PromoteBody = v.object({
+  to: v.pipe(v.string("to must be an environment id"), v.minLength(1, "to must not be empty"), v.maxLength(255, "to must be at most 255 characters")),
+  title: v.optional(v.pipe(v.string("title must be a string"), v.trim(), v.minLength(1, "title must not be empty"), v.maxLength(200, "title must be at most 200 characters"))),
+});

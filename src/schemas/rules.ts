@@ -46,6 +46,12 @@ export const FILTER_TYPES = ["constant", "context", "rolloutPercentage", "group"
 /** The rule's own filter is level 1; each group member or negated filter is one level deeper. */
 export const MAX_FILTER_DEPTH = 32;
 
+/**
+ * How deep a served rule tree may be: a saved rule (at most MAX_FILTER_DEPTH) with its chain of prerequisites
+ * compiled in, each level nesting the parent's tree a few groups deeper (src/features/served-rules.ts).
+ */
+export const MAX_SERVED_FILTER_DEPTH = 128;
+
 /** 100000 means everyone: thresholds are in thousandths of a percent. */
 export const MAX_ROLLOUT_THRESHOLD = 100_000;
 
@@ -192,6 +198,8 @@ const ConfigShapeSchema = v.looseObject({
 export interface FilterTreeOptions {
   segments?: boolean;
   companyOnly?: boolean;
+  /** MAX_FILTER_DEPTH unless given: the evaluator admits served trees, prerequisites compiled in, deeper. */
+  maxDepth?: number;
 }
 
 const SegmentNodeSchema = v.looseObject({ type: v.literal("segment"), segmentId: nonEmptyString("segmentId") });
@@ -234,8 +242,9 @@ export function validateFilterTree(root: unknown, rootPath: string, issues: Vali
   while (stack.length > 0 && issues.length < MAX_REPORTED_ISSUES) {
     const pending = stack.pop() as Pending;
     const { node, path, depth } = pending;
-    if (depth > MAX_FILTER_DEPTH) {
-      issues.push({ path, message: `Filters may be nested at most ${MAX_FILTER_DEPTH} levels deep` });
+    const maxDepth = options.maxDepth ?? MAX_FILTER_DEPTH;
+    if (depth > maxDepth) {
+      issues.push({ path, message: `Filters may be nested at most ${maxDepth} levels deep` });
       continue;
     }
     if (typeof node !== "object" || node === null || Array.isArray(node)) {

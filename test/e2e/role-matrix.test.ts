@@ -33,6 +33,8 @@ interface Fixture {
   admin: string;
   appId: string;
   envId: string;
+  /** The app's other environment: where the matrix feature is promoted to. */
+  developmentId: string;
   secretKey: string;
   sessions: Record<"owner" | "editor" | "viewer", Session>;
   bearer: Partial<Record<Credential, string>>;
@@ -135,6 +137,8 @@ const CELLS: Cell[] = [
   // API.md §15: the kill switch, the policy (owners and the admin token) and change requests. The matrix environment
   // requires no approval, so an open request applies at once.
   { method: "PUT", path: `${E}/features/:key/enabled`, body: { enabled: true }, expected: WRITE },
+  { method: "POST", path: `${E}/features/:key/promote`, prepare: async (fixture) => ({ body: { to: fixture.developmentId } }), expected: WRITE },
+  { method: "PUT", path: `${E}/features/:key/prerequisites`, body: { prerequisites: [] }, expected: WRITE },
   { method: "GET", path: `${E}/policy`, expected: READ },
   { method: "PUT", path: `${E}/policy`, body: { confirmChanges: true }, expected: MEMBERS },
   { method: "POST", path: `${E}/change-requests`, body: { title: "Matrix", changes: [{ feature: "matrix-feature", config: { variants: [] } }] }, expected: WRITE },
@@ -352,9 +356,10 @@ describe(`role × route matrix (${NATIVE_MODE === "0" ? "native-free" : "native"
     server = await startServer({ env: { ...ACCOUNT_TEST_ENV, SWITCHYARD_SIGNIN_MAX_FAILURES: "100000", SWITCHYARD_SIGNIN_MAX_FAILURES_PER_ADDRESS: "100000", SWITCHYARD_WEBHOOK_ALLOW: "127.0.0.1/32" } });
     fixture.url = server.url;
     fixture.admin = server.adminToken;
-    const { app, production } = await createApp(server.url, server.adminToken, "Matrix");
+    const { app, production, development } = await createApp(server.url, server.adminToken, "Matrix");
     fixture.appId = app.id;
     fixture.envId = production.id;
+    fixture.developmentId = development.id;
     fixture.secretKey = production.secretKey;
     await ok(request(server.url, "PUT", `/admin/apps/${app.id}/features/matrix-feature`, { token: server.adminToken, body: {} }));
     await ok(request(server.url, "POST", `/admin/apps/${app.id}/segments`, { token: server.adminToken, body: { name: "Matrix", filter: { type: "constant", value: true } } }));

@@ -97,7 +97,7 @@ describe.skipIf(!prerequisites.ok)(`import from Unleash 6.4.1 (real server)${pre
     expect(dry.body.summary).toEqual({ created: 24, changed: 0, unchanged: 0 });
     const codes = dry.body.warnings.map((warning: { key: string; code: string }) => `${warning.key}:${warning.code}`).sort();
     expect(codes).toEqual(
-      ["child:UNMAPPED_DEPENDENCY", "colours:VARIANTS_REHASHED", "half:ROLLOUT_REHASHED", "half:STICKINESS_FALLBACK", "remote:UNMAPPED_STRATEGY", "semver:UNMAPPED_OPERATOR"].sort(),
+      ["colours:VARIANTS_REHASHED", "half:ROLLOUT_REHASHED", "half:STICKINESS_FALLBACK", "remote:UNMAPPED_STRATEGY", "semver:UNMAPPED_OPERATOR"].sort(),
     );
     for (const warning of dry.body.warnings) expect(warning.environment).toBe("production");
     expect(dry.body.warnings.find((warning: { key: string }) => warning.key === "semver").strategyId).toMatch(/-/);
@@ -114,7 +114,9 @@ describe.skipIf(!prerequisites.ok)(`import from Unleash 6.4.1 (real server)${pre
     expect(rules.everyone).toEqual([{ filter: { type: "constant", value: true } }]);
     expect(rules.half).toEqual([{ filter: { type: "rolloutPercentage", key: "half", partialRolloutAttribute: "user.id", partialRolloutThreshold: 50_000 } }]);
     expect(rules["all-disabled"]).toEqual([]);
-    expect(rules.child).toEqual([]);
+    // child depends on everyone (imported too): a prerequisite, compiled into what is served.
+    expect(rules.child).toEqual([{ filter: { type: "group", operator: "and", filters: [{ type: "constant", value: true }, { type: "constant", value: true }] } }]);
+    expect(served.find((feature: { key: string }) => feature.key === "child").prerequisites).toEqual([{ feature: "everyone", enabled: true }]);
     expect(rules.remote).toEqual([]);
     expect(rules.semver).toEqual([{ filter: { type: "context", field: "user.id", operator: "ANY_OF", values: ["a"] } }]);
     expect(served.find((feature: { key: string }) => feature.key === "listed").description).toBe("listed from Unleash");

@@ -210,3 +210,32 @@ export function evaluationContext(): fc.Arbitrary<Record<string, unknown>> {
       return Object.fromEntries(entries);
     });
 }
+
+/** A feature's prerequisites and kill switch in the environment a parity test evaluates (API.md §15). */
+export interface ReleaseSettings {
+  prerequisites: { feature: string; enabled: boolean }[];
+  switchedOn: boolean;
+}
+
+/**
+ * Release settings for features listed in this order: each feature may require (or require off) features listed
+ * before it, so the graph never has a cycle and chains run as deep as the list; a few features are switched off.
+ */
+export function releaseSettings(keys: readonly string[]): fc.Arbitrary<ReleaseSettings[]> {
+  return fc.tuple(
+    ...keys.map((_, index) =>
+      fc.record({
+        prerequisites: fc.oneof(
+          { weight: 1, arbitrary: fc.constant([]) },
+          { weight: 2, arbitrary: fc.subarray(keys.slice(0, index)).chain((parents) => fc.tuple(...parents.map((feature) => fc.boolean().map((enabled) => ({ feature, enabled }))))) },
+        ),
+        switchedOn: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      }),
+    ),
+  );
+}
+
+/** Feature definitions with release settings for each, in definition order. */
+export function featuresWithPrerequisites(): fc.Arbitrary<{ definitions: FeatureDefinition[]; settings: ReleaseSettings[] }> {
+  return featureDefinitions().chain((definitions) => releaseSettings(definitions.map((definition) => definition.key)).map((settings) => ({ definitions, settings })));
+}

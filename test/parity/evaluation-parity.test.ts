@@ -1,13 +1,16 @@
 /**
  * Property test: our compiled evaluation answers exactly as the reference evaluator, result by result, on random
- * rule trees and contexts. A failure prints the seed and the shrunk counterexample (fast-check's default report).
+ * rule trees and contexts, with random prerequisites and kill switches compiled into the served rules (API.md §15) —
+ * and a feature with prerequisites is on exactly when their definition says. A failure prints the seed and the
+ * shrunk counterexample (fast-check's default report).
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 import { compileRuleset, contextValues, evaluateRuleset, serializeEvaluation, writeAnswer } from "../../src/evaluation/index.js";
 import { validateConfig, validateTargeting } from "../../src/schemas/rules.js";
-import { evaluationContext, featureDefinitions, PARITY_NOW } from "./arbitraries.js";
+import { evaluationContext, featuresWithPrerequisites, PARITY_NOW } from "./arbitraries.js";
+import { accessByDefinition, ownRulesReference, servedDefinitions } from "./prerequisite-oracle.js";
 import { compileReference, evaluateReference, REFERENCE_NAMES } from "./reference.js";
 
 const decoder = new TextDecoder();
@@ -40,18 +43,23 @@ describe("evaluation parity with @bucketco/flag-evaluation and @reflag/flag-eval
     () => {
       expect(new Date(PARITY_NOW).getTimezoneOffset()).not.toBe(new Date(PARITY_NOW - 86_400_000).getTimezoneOffset());
       let cases = 0;
+      let casesWithPrerequisites = 0;
       const started = performance.now();
       fc.assert(
         fc.property(
-          featureDefinitions(),
+          featuresWithPrerequisites(),
           fc.array(evaluationContext(), { minLength: CONTEXTS_PER_RULESET, maxLength: CONTEXTS_PER_RULESET }),
           fc.constantFrom<{ onlyEnabled?: boolean; onlyKey?: string }>({}, {}, {}, { onlyEnabled: true }, { onlyKey: "huddle" }),
-          (definitions, contexts, options) => {
+          ({ definitions: saved, settings }, contexts, options) => {
             // The generator must only produce trees the management API accepts, or parity would be vacuous.
-            for (const definition of definitions) {
+            for (const definition of saved) {
               expect(validateTargeting(definition.targeting).ok).toBe(true);
               expect(validateConfig(definition.config).ok).toBe(true);
             }
+            // What the environment serves and the server compiles: prerequisites and kill switches compiled in.
+            const definitions = servedDefinitions(saved, settings);
+            const withPrerequisites = settings.some((setting) => setting.prerequisites.length > 0);
+            const own = withPrerequisites && options.onlyEnabled === undefined && options.onlyKey === undefined ? ownRulesReference(saved) : undefined;
             const ours = compileRuleset(definitions);
             expect(ours.compileFailures).toEqual([]);
             const [reference, second] = REFERENCE_NAMES.map((name) => compileReference(definitions, name));
@@ -73,6 +81,11 @@ describe("evaluation parity with @bucketco/flag-evaluation and @reflag/flag-eval
                 expect(serializeEvaluation(actual)).toBe(expectedMap);
                 expect(written).toBe(expectedAnswer);
               }
+              if (own) {
+                const access = accessByDefinition(own, saved, settings, context);
+                for (const item of actual) if (item.isEnabled !== access.get(item.key)) expect({ key: item.key, isEnabled: item.isEnabled }).toEqual({ key: item.key, isEnabled: access.get(item.key) });
+              }
+              if (withPrerequisites) casesWithPrerequisites++;
               cases++;
             }
           },
@@ -83,8 +96,9 @@ describe("evaluation parity with @bucketco/flag-evaluation and @reflag/flag-eval
         },
       );
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      console.info(`parity: ${cases} (ruleset, context) pairs compared in ${seconds} s`);
+      console.info(`parity: ${cases} (ruleset, context) pairs compared in ${seconds} s, ${casesWithPrerequisites} with prerequisites`);
       expect(cases).toBeGreaterThanOrEqual(MIN_CASES);
+      expect(casesWithPrerequisites).toBeGreaterThan(MIN_CASES / 3);
     },
     TIME_BUDGET_MS + 15_000,
   );

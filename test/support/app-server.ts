@@ -12,8 +12,9 @@ export interface AppServer {
   /** A management API call with the server's admin token. */
   admin(method: string, path: string, body?: unknown): Promise<JsonReply>;
   /**
-   * Archives every feature of the app, then saves each definition (its stage, and its production targeting and
-   * config): a property test's next ruleset on a clean app. The saves' replies, in order, say what was refused.
+   * Archives every feature of the app (their production prerequisites removed first: a feature others depend on
+   * cannot be archived), then saves each definition (its stage, and its production targeting and config): a property
+   * test's next ruleset on a clean app. The saves' replies, in order, say what was refused.
    */
   replaceFeatures(definitions: readonly FeatureSave[]): Promise<{ definition: FeatureSave; targeting: JsonReply; config: JsonReply }[]>;
 }
@@ -31,6 +32,10 @@ export function useAppServer(options: StartOptions = {}): AppServer {
     admin: (method: string, path: string, body?: unknown) => adminRequest(fixture.server, method, path, body),
     async replaceFeatures(definitions: readonly FeatureSave[]) {
       const appId = fixture.keys.app.id;
+      const production = `/admin/environments/${fixture.keys.production.id}`;
+      for (const feature of (await fixture.admin("GET", `${production}/features`)).body.features as { key: string; prerequisites?: unknown[] }[]) {
+        if (feature.prerequisites?.length) await fixture.admin("PUT", `${production}/features/${encodeURIComponent(feature.key)}/prerequisites`, { prerequisites: [] });
+      }
       for (const feature of (await fixture.admin("GET", `/admin/apps/${appId}/features`)).body.features as { key: string }[]) {
         await fixture.admin("DELETE", `/admin/apps/${appId}/features/${encodeURIComponent(feature.key)}`);
       }

@@ -29,7 +29,7 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
     const app = context.tenancy.getApp(change.appId);
     const plan = app && planImport(context, app, change.document, change.ids, change.at);
     // A plan that fails is refused by the import itself, writing nothing.
-    return plan && plan.ok ? [...new Set(plan.writes.rules.map((rules) => rules.environmentId))] : [];
+    return plan && plan.ok ? [...new Set([...plan.writes.rules, ...plan.writes.prerequisites].map((write) => write.environmentId))] : [];
   },
   "segment.update": (context, change) => {
     if (change.fields.filter === undefined) return [];
@@ -45,6 +45,9 @@ export const TARGETING_WRITES: { [T in ChangeType]: WrittenEnvironments<T> } = {
   // follow from the start that was let through (a rollback, like turning a feature off, must not wait).
   "rollout.start": (_context, change) => [change.environmentId],
   "rollout.transition": null,
+  // Prerequisites change who gets the feature, as its targeting does.
+  "feature.prerequisites": (_context, change) => [change.environmentId],
+  "feature.promote": (_context, change) => [change.toEnvironmentId],
   // Change requests are the approved path; their apply checks approvals itself.
   "change-request.create": null,
   "change-request.update": null,

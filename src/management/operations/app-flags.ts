@@ -3,7 +3,7 @@
  * segment references by name. Export writes this view; an import plan compares a document with it.
  */
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import type { FeatureRecord } from "../../features/feature-records.js";
+import { prerequisitesOf, type FeatureRecord } from "../../features/feature-records.js";
 import type { SegmentRepository } from "../segments/segment-repository.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
 import type { StageRepository } from "../../features/stage-repository.js";
@@ -68,6 +68,12 @@ export function savedRules(repositories: FlagRepositories, flags: AppFlags, envi
   return { rules: byName(state.targeting.segmentRules ?? state.targeting.rules, flags.segments) as unknown[], variants: state.config.variants };
 }
 
+/** A feature's entry for one environment in a document: its rules and variants, and its prerequisites when it has any. */
+function environmentEntry(repositories: FlagRepositories, flags: AppFlags, environmentId: string, featureKey: string) {
+  const prerequisites = prerequisitesOf(repositories.features.rulesOf(environmentId, featureKey));
+  return { ...savedRules(repositories, flags, environmentId, featureKey), ...(prerequisites.length > 0 ? { prerequisites } : {}) };
+}
+
 /** The app's flags as a `switchyard.flags/v1` document (API.md §13.2). Throws nothing; the caller refuses repeated names. */
 export function exportDocument(repositories: FlagRepositories, flags: AppFlags, exportedAt: string) {
   const environmentName = new Map(flags.environments.map((environment) => [environment.id, environment.name]));
@@ -91,7 +97,7 @@ export function exportDocument(repositories: FlagRepositories, flags: AppFlags, 
       link: feature.link,
       stage: feature.stage,
       optInEnabled: feature.optInEnabled,
-      environments: Object.fromEntries(flags.environments.map((environment) => [environmentName.get(environment.id)!, savedRules(repositories, flags, environment.id, feature.key)])),
+      environments: Object.fromEntries(flags.environments.map((environment) => [environmentName.get(environment.id)!, environmentEntry(repositories, flags, environment.id, feature.key)])),
     })),
   };
 }

@@ -12,10 +12,12 @@ import { StageName } from "../../schemas/stages.js";
 
 export const FLAGS_FORMAT = "switchyard.flags/v1";
 
-/** Rules and variants of one feature in one environment; an absent list stays as it is in the app. */
+/** Rules, variants and prerequisites of one feature in one environment; an absent list stays as it is in the app. */
 export interface DocumentEnvironment {
   rules?: unknown[];
   variants?: unknown[];
+  /** Features of the app (or of the document) this one requires on (`enabled: true`) or off (API.md §15). */
+  prerequisites?: { feature: string; enabled: boolean }[];
 }
 
 export interface DocumentFeature {
@@ -80,12 +82,18 @@ const FeatureFields = v.strictObject(
   objectMessage("a feature must be an object"),
 );
 
+const PrerequisiteFields = v.strictObject(
+  { feature: FeatureKey, enabled: v.boolean("enabled must be true or false") },
+  objectMessage("a prerequisite must be an object with only: feature, enabled"),
+);
+
 const EnvironmentFields = v.strictObject(
   {
     rules: v.optional(v.array(v.unknown(), "rules must be an array")),
     variants: v.optional(v.array(v.unknown(), "variants must be an array")),
+    prerequisites: v.optional(v.pipe(v.array(PrerequisiteFields, "prerequisites must be an array"), v.maxLength(20, "a feature may have at most 20 prerequisites"))),
   },
-  objectMessage("must be an object with only: rules, variants"),
+  objectMessage("must be an object with only: rules, variants, prerequisites"),
 );
 
 const SegmentFields = v.strictObject(

@@ -6,7 +6,8 @@
  */
 import type { ValidationIssue } from "../../errors/catalogue.js";
 import type { FeatureChanges } from "../../features/feature-repository.js";
-import { UNTARGETED, type EnvironmentFeatureState, type FeatureRecord } from "../../features/feature-records.js";
+import { prerequisitesOf, UNTARGETED, type EnvironmentFeatureState, type FeatureRecord, type Prerequisite } from "../../features/feature-records.js";
+import { cycleThrough, deepestChain, describeCycle, MAX_PREREQUISITE_DEPTH } from "../../features/prerequisite-graph.js";
 import type { SegmentRecord } from "../segments/segment-records.js";
 import { prepareTargeting } from "../segments/inline.js";
 import type { StageRecord } from "../../features/stage-records.js";
@@ -24,7 +25,8 @@ export interface ImportIds {
 }
 
 export interface ImportAnswer {
-  features: { key: string; change: ChangeKind; environments: { name: string; change: ChangeKind; targeting: boolean; config: boolean }[] }[];
+  /** `prerequisites: true` on an environment whose prerequisites the import changes (absent otherwise). */
+  features: { key: string; change: ChangeKind; environments: { name: string; change: ChangeKind; targeting: boolean; config: boolean; prerequisites?: true }[] }[];
   segments: { name: string; change: ChangeKind }[];
   stages: { name: string; change: ChangeKind }[];
   summary: { created: number; changed: number; unchanged: number };
@@ -51,11 +53,20 @@ export interface RulesWrite {
   segmentRules?: unknown[];
 }
 
+/** A feature's new prerequisites in one environment, with where the document gave them (for its issues). */
+export interface PrerequisitesWrite {
+  environmentId: string;
+  key: string;
+  prerequisites: Prerequisite[];
+  path: string;
+}
+
 export interface ImportWrites {
   segments: SegmentRecord[];
   stages: StageRecord[];
   features: FeatureWrite[];
   rules: RulesWrite[];
+  prerequisites: PrerequisitesWrite[];
 }
 
 export type ImportPlan =
@@ -93,7 +104,7 @@ export function planImport(repositories: FlagRepositories, app: AppRecord, docum
   if (flags.repeatedNames.length > 0) return { ok: false, code: "CONFLICT", message: `App ${app.id} has more than one environment named ${flags.repeatedNames[0]}: documents name environments.` };
   const environmentId = new Map(flags.environments.map((environment) => [environment.name, environment.id]));
   const issues: ValidationIssue[] = [];
-  const writes: ImportWrites = { segments: [], stages: [], features: [], rules: [] };
+  const writes: ImportWrites = { segments: [], stages: [], features: [], rules: [], prerequisites: [] };
   const answer: ImportAnswer = { features: [], segments: [], stages: [], summary: { created: 0, changed: 0, unchanged: 0 }, retargeted: [] };
 
   // Segments: by name; a document segment creates the app's segment of that name or replaces its filter.
@@ -167,10 +178,12 @@ export function planImport(repositories: FlagRepositories, app: AppRecord, docum
         config = true;
         writes.rules.push({ environmentId: id, key: feature.key, kind: "config", list: wanted.variants });
       }
-      const change: ChangeKind = !existing ? "created" : targeting || config ? "changed" : "unchanged";
+      const prerequisites = wanted.prerequisites !== undefined && !same(prerequisitesOf(current), wanted.prerequisites);
+      if (prerequisites) writes.prerequisites.push({ environmentId: id, key: feature.key, prerequisites: wanted.prerequisites!, path: `features.${index}.environments.${name}.prerequisites` });
+      const change: ChangeKind = !existing ? "created" : targeting || config || prerequisites ? "changed" : "unchanged";
       if (change === "changed") featureChanged = true;
       answer.summary[change] += 1;
-      environments.push({ name, change, targeting, config });
+      environments.push({ name, change, targeting, config, ...(prerequisites ? { prerequisites: true as const } : {}) });
     }
     answer.features.push({ key: feature.key, change: !existing ? "created" : featureChanged ? "changed" : "unchanged", environments });
     if (!existing || Object.keys(fields).length > 0 || stage !== undefined) {
@@ -197,9 +210,43 @@ export function planImport(repositories: FlagRepositories, app: AppRecord, docum
     }
   }
 
+  checkPrerequisites(repositories, app, new Set([...flags.features.map((feature) => feature.key), ...document.features.map((feature) => feature.key)]), writes.prerequisites, issues);
   if (issues.length > 0) return { ok: false, code: "INVALID_DOCUMENT", message: "The document cannot be applied to this app.", issues };
-  const changes = writes.segments.length + writes.stages.length + writes.features.length + writes.rules.length > 0;
+  const changes = writes.segments.length + writes.stages.length + writes.features.length + writes.rules.length + writes.prerequisites.length > 0;
   return { ok: true, answer, writes, changes };
+}
+
+/**
+ * The prerequisites an import writes, checked as a direct write is (API.md §15) against each environment's graph as
+ * the import leaves it: features of the app or the document, not the feature itself, once each, no cycle, no chain
+ * too deep.
+ */
+function checkPrerequisites(repositories: FlagRepositories, app: AppRecord, known: ReadonlySet<string>, planned: readonly PrerequisitesWrite[], issues: ValidationIssue[]): void {
+  const graphs = new Map<string, Map<string, readonly Prerequisite[]>>();
+  for (const write of planned) {
+    const seen = new Set<string>();
+    write.prerequisites.forEach(({ feature }, index) => {
+      const path = `${write.path}.${index}.feature`;
+      if (feature === write.key) issues.push({ path, message: `${feature} cannot be its own prerequisite` });
+      else if (!known.has(feature)) issues.push({ path, message: `No feature ${feature} in this app or the document` });
+      else if (seen.has(feature)) issues.push({ path, message: `${feature} is listed twice` });
+      seen.add(feature);
+    });
+    const graph = graphs.get(write.environmentId) ?? repositories.features.prerequisiteGraph(write.environmentId, app.id);
+    graph.set(write.key, write.prerequisites);
+    graphs.set(write.environmentId, graph);
+  }
+  for (const write of planned) {
+    const graph = graphs.get(write.environmentId)!;
+    const cycle = cycleThrough(graph, write.key, write.prerequisites);
+    if (cycle) issues.push({ path: write.path, message: `These prerequisites would close a cycle: ${describeCycle(cycle)}` });
+  }
+  for (const [environmentId, graph] of graphs) {
+    // A cycle would count as too deep as well: report it once, as a cycle.
+    if (issues.length > 0 || deepestChain(graph) <= MAX_PREREQUISITE_DEPTH) continue;
+    const path = planned.find((write) => write.environmentId === environmentId)!.path;
+    issues.push({ path, message: `A chain of prerequisites may pass through at most ${MAX_PREREQUISITE_DEPTH} features` });
+  }
 }
 
 function requireId(ids: Record<string, string>, name: string, what: string): string {

@@ -36,9 +36,29 @@ describe("Unleash mapping", () => {
     expect(disabled.warnings.map((warning) => warning.code)).toEqual(["ALL_STRATEGIES_DISABLED"]);
     const absent = mapUnleash({ features: [{ name: "g", environments: [] }], segments: [], environments: ENVIRONMENTS });
     expect(absent.document.features[0]!.environments.prod!.rules).toEqual([]);
+    // A parent left out of the import cannot be required: the child serves nobody.
     const dependent = mapOne({ features: [feature([{ name: "default" }], { dependencies: [{ feature: "parent" }] })] });
     expect(dependent.environment.rules).toEqual([]);
-    expect(dependent.warnings[0]).toMatchObject({ key: "f", environment: "prod", code: "UNMAPPED_DEPENDENCY" });
+    expect(dependent.warnings[0]).toMatchObject({ key: "f", environment: "prod", code: "UNMAPPED_DEPENDENCY", message: expect.stringContaining("parent, which is not imported") });
+  });
+
+  it("maps dependencies on imported parents to prerequisites (on by default, or off); variant dependencies stay unmapped", () => {
+    const parent = { ...feature([constrained({ contextName: "plan", operator: "IN", values: ["pro"] })]), name: "parent" };
+    const other = { ...feature([{ name: "default" }]), name: "other" };
+    const child = feature([{ name: "default" }], { dependencies: [{ feature: "parent" }, { feature: "other", enabled: false }] });
+    const mapped = mapUnleash({ features: [parent, other, child], segments: [], environments: ENVIRONMENTS });
+    expect(mapped.warnings).toEqual([]);
+    const byKey = Object.fromEntries(mapped.document.features.map((each) => [each.key, each.environments.prod!]));
+    expect(byKey.f).toEqual({ rules: [{ filter: { type: "constant", value: true } }], variants: [], prerequisites: [{ feature: "parent", enabled: true }, { feature: "other", enabled: false }] });
+    expect(byKey.parent!.prerequisites).toEqual([]);
+    // A child disabled in an environment keeps its prerequisites there (it serves nobody by its own rules anyway).
+    const off = mapUnleash({ features: [parent, feature([{ name: "default" }], { dependencies: [{ feature: "parent" }] }, false)], segments: [], environments: ENVIRONMENTS });
+    expect(off.document.features[1]!.environments.prod).toEqual({ rules: [], variants: [], prerequisites: [{ feature: "parent", enabled: true }] });
+    const variants = mapUnleash({ features: [parent, feature([{ name: "default" }], { dependencies: [{ feature: "parent", variants: ["blue", "green"] }] })], segments: [], environments: ENVIRONMENTS });
+    expect(variants.document.features[1]!.environments.prod).toEqual({ rules: [], variants: [], prerequisites: [] });
+    expect(variants.warnings).toEqual([
+      expect.objectContaining({ key: "f", environment: "prod", code: "UNMAPPED_DEPENDENCY", message: expect.stringContaining("variants blue, green of parent") }),
+    ]);
   });
 
   it("keeps the AND of constraints with Unleash's numeric, list and text semantics", () => {

@@ -46,44 +46,49 @@ export function mapUnleash(input: UnleashInput): { document: FlagsDocument; warn
   const segments = new Map(input.segments.map((segment) => [segment.id, segment]));
   const warnings: Warning[] = [];
   const features: DocumentFeature[] = [];
+  const imported = new Set(input.features.map((feature) => feature.name));
 
   for (const feature of input.features) {
     const out: DocumentFeature = { key: feature.name, fields: { description: feature.description ?? null }, environments: {} };
     for (const [theirs, ours] of Object.entries(input.environments)) {
       const warn = (code: string, message: string, strategyId?: string) => warnings.push({ key: feature.name, environment: ours, ...(strategyId !== undefined ? { strategyId } : {}), code, message });
       const environment = feature.environments.find((candidate) => candidate.name === theirs);
-      if ((feature.dependencies ?? []).length > 0) {
-        if (environment?.enabled) warn("UNMAPPED_DEPENDENCY", `Depends on ${feature.dependencies!.map((dependency) => dependency.feature).join(", ")}: imported serving nobody.`);
-        out.environments[ours] = { rules: [], variants: [] };
+      const dependencies = dependencyMapping(feature, imported);
+      if (!dependencies.ok) {
+        if (environment?.enabled) warn("UNMAPPED_DEPENDENCY", `${dependencies.reason}: imported serving nobody.`);
+        out.environments[ours] = { rules: [], variants: [], prerequisites: [] };
         continue;
       }
+      // Unleash's dependencies hold in every environment; ours are per environment, so each gets them (an empty list
+      // too: a dependency removed in Unleash goes here on the next import).
+      const prerequisites = { prerequisites: dependencies.prerequisites };
       if (!environment || !environment.enabled) {
-        out.environments[ours] = { rules: [], variants: [] };
+        out.environments[ours] = { rules: [], variants: [], ...prerequisites };
         continue;
       }
       if (environment.strategies.length === 0) {
-        out.environments[ours] = { rules: [{ filter: TRUE }], variants: [] };
+        out.environments[ours] = { rules: [{ filter: TRUE }], variants: [], ...prerequisites };
         continue;
       }
       const live = environment.strategies.filter((strategy) => strategy.disabled !== true).sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0));
       if (live.length === 0) {
         // Unleash 6.4.1 drops disabled strategies and then serves everyone; importing that would widen the flag.
         warn("ALL_STRATEGIES_DISABLED", "Every strategy is disabled (Unleash then serves everyone); imported serving nobody.");
-        out.environments[ours] = { rules: [], variants: [] };
+        out.environments[ours] = { rules: [], variants: [], ...prerequisites };
         continue;
       }
-      const imported: { strategy: UnleashStrategy; filter: Filter }[] = [];
+      const importedStrategies: { strategy: UnleashStrategy; filter: Filter }[] = [];
       for (const strategy of live) {
         const filter = strategyFilter(feature.name, strategy, segments, field, (code, message) => warn(code, message, strategy.id));
-        if (filter) imported.push({ strategy, filter });
+        if (filter) importedStrategies.push({ strategy, filter });
       }
       const variants: unknown[] = [];
-      for (const { strategy, filter } of imported) {
+      for (const { strategy, filter } of importedStrategies) {
         const groupId = typeof strategy.parameters?.groupId === "string" && strategy.parameters.groupId !== "" ? strategy.parameters.groupId : feature.name;
         variants.push(...variantList(strategy.variants ?? [], filter, groupId, field, (code, message) => warn(code, message, strategy.id)));
       }
-      if (imported.length > 0) variants.push(...variantList(environment.variants ?? [], or(imported.map((item) => item.filter)), feature.name, field, warn));
-      out.environments[ours] = { rules: imported.map(({ filter }) => ({ filter })), variants };
+      if (importedStrategies.length > 0) variants.push(...variantList(environment.variants ?? [], or(importedStrategies.map((item) => item.filter)), feature.name, field, warn));
+      out.environments[ours] = { rules: importedStrategies.map(({ filter }) => ({ filter })), variants, ...prerequisites };
     }
     features.push(out);
   }
@@ -91,6 +96,25 @@ export function mapUnleash(input: UnleashInput): { document: FlagsDocument; warn
 }
 
 type Warn = (code: string, message: string) => void;
+
+type DependencyMapping = { ok: true; prerequisites: { feature: string; enabled: boolean }[] } | { ok: false; reason: string };
+
+/**
+ * Unleash `dependencies` as prerequisites (API.md §15): a parent imported too, required on (`enabled`, Unleash's
+ * default) or off. A dependency on some of the parent's variants has no equivalent here (a prerequisite is about
+ * access, not which variant), nor has a parent left out of the import: then the feature is imported serving nobody.
+ */
+function dependencyMapping(feature: UnleashFeature, imported: ReadonlySet<string>): DependencyMapping {
+  const prerequisites: { feature: string; enabled: boolean }[] = [];
+  for (const dependency of feature.dependencies ?? []) {
+    if ((dependency.variants ?? []).length > 0) {
+      return { ok: false, reason: `Depends on variants ${dependency.variants!.join(", ")} of ${dependency.feature}, which prerequisites cannot express (they require a feature on or off, not a variant)` };
+    }
+    if (!imported.has(dependency.feature)) return { ok: false, reason: `Depends on ${dependency.feature}, which is not imported` };
+    prerequisites.push({ feature: dependency.feature, enabled: dependency.enabled !== false });
+  }
+  return { ok: true, prerequisites };
+}
 
 /** One strategy as a filter, or undefined when it is left out (serves nobody, or has no exact equivalent: warned). */
 function strategyFilter(featureKey: string, strategy: UnleashStrategy, segments: Map<number, UnleashSegment>, field: (name: string) => string | null, warn: Warn): Filter | undefined {

@@ -36,7 +36,9 @@ const Strategy = v.looseObject({
 export const UnleashFeatureSchema = v.looseObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(255)),
   description: v.optional(v.nullable(v.string())),
-  dependencies: v.optional(v.nullable(v.array(v.looseObject({ feature: v.string() })))),
+  dependencies: v.optional(
+    v.nullable(v.array(v.looseObject({ feature: v.string(), enabled: v.optional(v.nullable(v.boolean())), variants: v.optional(v.nullable(v.array(v.string()))) }))),
+  ),
   environments: v.array(
     v.looseObject({
       name: v.string(),

@@ -19,7 +19,7 @@ import { SegmentRepository } from "../../management/segments/segment-repository.
 import { envelopeFor, submitChange } from "../core/submit.js";
 import { StageRepository } from "../../features/stage-repository.js";
 import { presentApp, presentFeature } from "./present.js";
-import { isSwitchedOn } from "../../features/feature-records.js";
+import { isSwitchedOn, prerequisitesOf } from "../../features/feature-records.js";
 
 type Context = RouteContext<Services>;
 
@@ -183,7 +183,8 @@ export const ADMIN_ROUTES: [HttpMethod, string, RouteSpec<Services>][] = [
         .find((entry) => entry.feature.key === featureKey);
       if (!found) throw new ServiceError("NOT_FOUND", `No feature ${featureKey}.`);
       const enabled = isSwitchedOn(found.state);
-      return ok({ feature: presentFeature(found.feature), targeting: found.state.targeting, config: found.state.config, enabled, flagStateVersion: environment.flagStateVersion });
+      const prerequisites = prerequisitesOf(found.state);
+      return ok({ feature: presentFeature(found.feature), targeting: found.state.targeting, config: found.state.config, enabled, prerequisites, flagStateVersion: environment.flagStateVersion });
     }),
   ],
   ["PUT", "/admin/environments/:envId/features/:key/targeting", write(BODY_LIMITS.admin, (context) => putRules(context, "targeting"))],

@@ -3,7 +3,7 @@ import { environmentOrNotFound } from "../core/route-lookups.js";
 import { BODY_LIMITS, managementRoute, type RouteContext, type RouteSpec } from "../core/route.js";
 import type { HttpMethod } from "../core/router.js";
 import type { ApiResponse } from "../../http/types.js";
-import { isSwitchedOn, type FeatureRecord, type HistoryEntry } from "../../features/feature-records.js";
+import { isSwitchedOn, prerequisitesOf, type FeatureRecord, type HistoryEntry } from "../../features/feature-records.js";
 import { staleFlags } from "../mcp/stale-flags.js";
 import type { Services } from "../core/services.js";
 import type { EvaluateJob } from "../../serving/protocol.js";
@@ -12,7 +12,7 @@ import { presentFeature } from "./present.js";
 type Context = RouteContext<Services>;
 
 
-type LastChange = { at: string; kind: "targeting" | "config" | "enabled" | "settings"; version: number | null; actor: HistoryEntry["actor"] | null };
+type LastChange = { at: string; kind: HistoryEntry["kind"] | "settings"; version: number | null; actor: HistoryEntry["actor"] | null };
 
 /**
  * When the feature last changed as this environment shows it, and who did it: its newest targeting or config
@@ -49,6 +49,7 @@ export const ENVIRONMENT_FEATURE_ROUTES: [HttpMethod, string, RouteSpec<Services
         targeting: state.targeting,
         config: state.config,
         enabled: isSwitchedOn(state),
+        prerequisites: prerequisitesOf(state),
         lastChange: lastChangeOf(feature, features.listHistory(environment.id, feature.key)),
         stale: stale.get(feature.key)!.stale,
         staleReason: stale.get(feature.key)!.reason,

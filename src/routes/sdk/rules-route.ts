@@ -6,7 +6,8 @@ import type { ApiResponse } from "../../http/types.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { waitForFlagState, waitForVersionParam } from "../../features/wait-for-version.js";
 import type { Services } from "../core/services.js";
-import { displayName, isSwitchedOn, servedTargetingRules } from "../../features/feature-records.js";
+import { displayName, isSwitchedOn, prerequisitesOf } from "../../features/feature-records.js";
+import { servedRulesOf } from "../../features/served-rules.js";
 
 interface PreparedRules {
   flagStateVersion: number;
@@ -23,7 +24,9 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
   if (!environment) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
   const cached = preparedByEnvironment.get(environmentId);
   if (cached && cached.flagStateVersion === environment.flagStateVersion) return cached;
-  const features = services.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
+  const listed = services.features.listEnvironmentFeatures(environment);
+  const served = servedRulesOf(listed.map(({ feature, state }) => ({ key: feature.key, state })));
+  const features = listed.map(({ feature, state }) => ({
     key: feature.key,
     id: feature.id,
     name: displayName(feature),
@@ -33,10 +36,12 @@ function prepare(preparedByEnvironment: PreparedCache, services: Services, envir
     stage: feature.stage,
     optInEnabled: feature.optInEnabled,
     // Only what SDKs evaluate: the rules with segments inlined, not the segment references they were saved with.
-    // Served exactly as compiled for the server's own evaluation (kill switch included), so local evaluation agrees.
-    targeting: { version: state.targeting.version, rules: servedTargetingRules(state) },
+    // Served exactly as compiled for the server's own evaluation (kill switch and prerequisites compiled in), so
+    // local evaluation agrees.
+    targeting: { version: state.targeting.version, rules: served.get(feature.key)! },
     config: state.config,
     enabled: isSwitchedOn(state),
+    prerequisites: prerequisitesOf(state),
   }));
   const body = JSON.stringify({ success: true, flagStateVersion: environment.flagStateVersion, features });
   const prepared = {

@@ -1,6 +1,7 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../../evaluation/index.js";
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import { displayName, servedTargetingRules } from "../../features/feature-records.js";
+import { displayName } from "../../features/feature-records.js";
+import { servedRulesOf } from "../../features/served-rules.js";
 import type { KvStore } from "../../storage/kv.js";
 import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
 
@@ -37,11 +38,13 @@ export class RulesetCache {
     }
     if (!environment) return undefined;
     if (cached && cached.version === environment.flagStateVersion) return cached;
-    const definitions: FeatureDefinition[] = this.features.listEnvironmentFeatures(environment).map(({ feature, state }) => ({
+    const listed = this.features.listEnvironmentFeatures(environment);
+    // The kill switch and the prerequisites are compiled in, exactly as GET /features serves them.
+    const served = servedRulesOf(listed.map(({ feature, state }) => ({ key: feature.key, state })));
+    const definitions: FeatureDefinition[] = listed.map(({ feature, state }) => ({
       key: feature.key,
       stage: feature.stage,
-      // The kill switch is compiled in: a feature switched off has no rule to match.
-      targeting: { version: state.targeting.version, rules: servedTargetingRules(state) } as FeatureDefinition["targeting"],
+      targeting: { version: state.targeting.version, rules: served.get(feature.key)! } as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
       ...(feature.optInEnabled ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
     }));
