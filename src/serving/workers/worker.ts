@@ -3,11 +3,12 @@
  * Tracking jobs resolve only after their append to the tracking log commits, so a recycled worker never takes an
  * acknowledged write with it.
  */
-import { workerData } from "node:worker_threads";
+import { threadId, workerData } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { createJobContext, type JobContext } from "../job-context.js";
 import { runJobs } from "../run-job.js";
 import { LmdbStore } from "../../storage/lmdb-store.js";
+import { nameThisThread, THREAD_NAMES } from "../../observability/thread-name.js";
 import { AppendTally } from "../../tracking/append-tally.js";
 import type { Batch, WorkerSetup } from "../protocol.js";
 import { AnswerRing } from "./answer-ring.js";
@@ -15,6 +16,7 @@ import { reportFault } from "./report-fault.js";
 import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
+nameThisThread(`${THREAD_NAMES.jobWorker}${threadId}`);
 let context: JobContext | undefined;
 
 /** This worker's answer ring: the first unclaimed one (a replaced worker takes none, and moves buffers instead). */
