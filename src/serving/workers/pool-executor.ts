@@ -88,7 +88,8 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(
       (packed) => {
         const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
-        const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion));
+        // Evaluation answers (OFREP's JSON text among them) go to the socket as they are: no string made of them.
+        const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion), answering);
         pending -= batch.length;
         // The next batch leaves before these answers are written, so that the worker evaluates it meanwhile.
         if (answering) {
