@@ -14,6 +14,7 @@ import { waitCaughtUp } from "./support/projection.js";
 import { bareCounterpart, ledgerLines, probeRuns, type ProbeRun } from "./support/probe-runs.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
+import { evaluateKeyRequests, ofrepBulkRequests, ofrepFlagRequests } from "./serving/ofrep-routes.js";
 import { STAGES } from "./support/cpu-stages.js";
 import { BULK_SIZE, bareBulkMixedRequests, bareEventRequests, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
 
@@ -23,6 +24,10 @@ const SCENARIOS = [
   "evaluate-200",
   "evaluate-1000",
   "enabled-50",
+  "evaluate-50-key",
+  "ofrep-bulk-10",
+  "ofrep-bulk-50",
+  "ofrep-flag-50",
   "mixed",
   "event",
   "bulk",
@@ -44,6 +49,9 @@ server thread spent per request (from /proc; Linux only).
 Scenarios:
   evaluate-N     GET /features/evaluated with N features (10, 50, 200, 1000)
   enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
+  evaluate-50-key  GET /features/evaluated?key=, 50 features, one in turn (the single-flag OFREP case's counterpart)
+  ofrep-bulk-N   POST /ofrep/v1/evaluate/flags with N features (10, 50), the distinct contexts as JSON bodies
+  ofrep-flag-50  POST /ofrep/v1/evaluate/flags/{key}, 50 features, one in turn (records a check event each)
   mixed          80 % GET /features/evaluated (50 features, distinct contexts), 20 % POST /event
   event          POST /event, one event per request
   bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight; also items projected per second (until caught up)
@@ -112,7 +120,7 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
   const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : profilingNodeArgs(options.profileDir))];
   const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
-  const features = scenario === "mixed" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
+  const features = scenario === "mixed" || scenario === "evaluate-50-key" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
   else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
@@ -133,6 +141,13 @@ function serviceRequests(scenario: Scenario, app: SeededApp, contexts: ContextTr
       return bulkMixedRequests(app);
     case "mixed":
       return mixedRequests(app);
+    case "evaluate-50-key":
+      return evaluateKeyRequests(app);
+    case "ofrep-bulk-10":
+    case "ofrep-bulk-50":
+      return ofrepBulkRequests(app);
+    case "ofrep-flag-50":
+      return ofrepFlagRequests(app);
     default:
       return evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: contexts });
   }
