@@ -6,6 +6,7 @@
  * For finding where time goes: V8's CPU profiler books uWebSockets.js's native work as "(idle)", and a thread that
  * is busy only part of the time says the load is bound by latency, not by that thread. Linux only (/proc).
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
 import { detectDriver, type Driver, type RequestSpec } from "./support/load.js";
@@ -81,6 +82,8 @@ Options:
                      committing the same bodies) under the same load, and the ledger: each thread's CPU per request
                      beside the bare server's, the ratio and the ceiling the front-end thread sets
   --env K=V          further SWITCHYARD_* settings (repeatable)
+  --service-build DIR  run the service of another checkout's build (DIR/dist/src/cli/main.js) under this harness:
+                     before/after comparisons (its job workers show under "other" if it does not name its threads)
   --help             this text
 `;
 
@@ -94,6 +97,8 @@ interface ProbeOptions {
   contexts: ContextTraffic;
   profileDir: string | undefined;
   env: Record<string, string>;
+  /** Another build's CLI (--service-build). */
+  cli: string | undefined;
 }
 
 async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: string): Promise<{ server: Listening; requests: RequestSpec[] }> {
@@ -119,7 +124,7 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   }
   const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
   const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : profilingNodeArgs(options.profileDir))];
-  const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
+  const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs, ...(options.cli === undefined ? {} : { cli: options.cli }) });
   const features = scenario === "mixed" || scenario === "evaluate-50-key" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
@@ -172,6 +177,7 @@ async function main(): Promise<void> {
       stages: { type: "boolean" },
       ledger: { type: "boolean" },
       env: { type: "string", multiple: true, default: [] },
+      "service-build": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -194,6 +200,7 @@ async function main(): Promise<void> {
     contexts: values.contexts,
     profileDir: values.profile,
     env: Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
+    cli: values["service-build"] === undefined ? undefined : resolve(values["service-build"], "dist/src/cli/main.js"),
   };
   const driver = (values.driver ?? detectDriver()) as Driver;
   const scratch = tempDir("switchyard-probe-");
