@@ -142,7 +142,8 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       });
     },
     pending: () => pending,
-    utilization: () => Number(Atomics.load(new BigInt64Array(busyMicros), 0)) / 1000 / Math.max(1, (performance.now() - startedAt) * options.threads),
+    // Batches that wait for a commit overlap on a worker, so their summed time can pass the capacity: capped at 1.
+    utilization: () => Math.min(1, Number(Atomics.load(new BigInt64Array(busyMicros), 0)) / 1000 / Math.max(1, (performance.now() - startedAt) * options.threads)),
     close: () => pool.destroy(),
   };
 }
