@@ -6,14 +6,16 @@
  * For finding where time goes: V8's CPU profiler books uWebSockets.js's native work as "(idle)", and a thread that
  * is busy only part of the time says the load is bound by latency, not by that thread. Linux only (/proc).
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { bulkContextEntitiesBody, eventBody, featureDefinitions, trafficEntitiesBodies } from "./support/fixtures.js";
-import { detectDriver, runLoad, type Driver, type LoadSpec, type RequestSpec } from "./support/load.js";
+import { detectDriver, type Driver, type RequestSpec } from "./support/load.js";
 import { startGroupCommitServer, startHelloServer, startService, tempDir, type Listening } from "./support/processes.js";
-import { projectedRun, startLagSampler, waitCaughtUp } from "./support/projection.js";
+import { waitCaughtUp } from "./support/projection.js";
+import { bareCounterpart, ledgerLines, probeRuns, type ProbeRun } from "./support/probe-runs.js";
 import { postBulk, seedApp, type SeededApp } from "./support/seed.js";
-import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./support/thread-cpu.js";
 import { measureStages, profilingNodeArgs } from "./serving/evaluation-stages.js";
+import { evaluateKeyRequests, ofrepBulkRequests, ofrepFlagRequests } from "./serving/ofrep-routes.js";
 import { STAGES } from "./support/cpu-stages.js";
 import { BULK_SIZE, bareBulkMixedRequests, bareEventRequests, bulkMixedRequests, bulkRequests, evaluateRequests, eventRequests, mixedRequests, type ContextTraffic } from "./serving/requests.js";
 
@@ -23,6 +25,10 @@ const SCENARIOS = [
   "evaluate-200",
   "evaluate-1000",
   "enabled-50",
+  "evaluate-50-key",
+  "ofrep-bulk-10",
+  "ofrep-bulk-50",
+  "ofrep-flag-50",
   "mixed",
   "event",
   "bulk",
@@ -44,6 +50,9 @@ server thread spent per request (from /proc; Linux only).
 Scenarios:
   evaluate-N     GET /features/evaluated with N features (10, 50, 200, 1000)
   enabled-50     GET /features/enabled with 50 features (records an evaluate event per enabled feature)
+  evaluate-50-key  GET /features/evaluated?key=, 50 features, one in turn (the single-flag OFREP case's counterpart)
+  ofrep-bulk-N   POST /ofrep/v1/evaluate/flags with N features (10, 50), the distinct contexts as JSON bodies
+  ofrep-flag-50  POST /ofrep/v1/evaluate/flags/{key}, 50 features, one in turn (records a check event each)
   mixed          80 % GET /features/evaluated (50 features, distinct contexts), 20 % POST /event
   event          POST /event, one event per request
   bulk           POST /bulk, ${BULK_SIZE} events per body, 8 in flight; also items projected per second (until caught up)
@@ -69,7 +78,12 @@ Options:
   --node-arg ARG     an option for the service's node, e.g. --perf-basic-prof for perf (repeatable)
   --accept-encoding V  evaluate-N: send Accept-Encoding: V (large answers come compressed)
   --stages           evaluate-N: CPU per request stage by stage, from the service's CPU profiles (one measured run)
+  --ledger           evaluate-N, enabled-50, event, bulk-mixed: then the bare server sending the same bytes (or
+                     committing the same bodies) under the same load, and the ledger: each thread's CPU per request
+                     beside the bare server's, the ratio and the ceiling the front-end thread sets
   --env K=V          further SWITCHYARD_* settings (repeatable)
+  --service-build DIR  run the service of another checkout's build (DIR/dist/src/cli/main.js) under this harness:
+                     before/after comparisons (its job workers show under "other" if it does not name its threads)
   --help             this text
 `;
 
@@ -83,6 +97,8 @@ interface ProbeOptions {
   contexts: ContextTraffic;
   profileDir: string | undefined;
   env: Record<string, string>;
+  /** Another build's CLI (--service-build). */
+  cli: string | undefined;
 }
 
 async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: string): Promise<{ server: Listening; requests: RequestSpec[] }> {
@@ -108,8 +124,8 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   }
   const env: Record<string, string> = { SWITCHYARD_EVALUATION_CACHE_MS: String(options.cacheMs), ...options.env };
   const nodeArgs = [...options.nodeArgs, ...(options.profileDir === undefined ? [] : profilingNodeArgs(options.profileDir))];
-  const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs });
-  const features = scenario === "mixed" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
+  const server = await startService({ dataDir, workers: options.workers, native: true, env, nodeArgs, ...(options.cli === undefined ? {} : { cli: options.cli }) });
+  const features = scenario === "mixed" || scenario === "evaluate-50-key" ? 50 : Number(/-(\d+)$/.exec(scenario)?.[1] ?? 10);
   const app = await seedApp(server.url, "probe", featureDefinitions(features));
   if (options.contexts === "distinct") for (const body of trafficEntitiesBodies()) await postBulk(server.url, app.publishableKey, body);
   else await postBulk(server.url, app.publishableKey, bulkContextEntitiesBody());
@@ -130,6 +146,13 @@ function serviceRequests(scenario: Scenario, app: SeededApp, contexts: ContextTr
       return bulkMixedRequests(app);
     case "mixed":
       return mixedRequests(app);
+    case "evaluate-50-key":
+      return evaluateKeyRequests(app);
+    case "ofrep-bulk-10":
+    case "ofrep-bulk-50":
+      return ofrepBulkRequests(app);
+    case "ofrep-flag-50":
+      return ofrepFlagRequests(app);
     default:
       return evaluateRequests(app, { onlyEnabled: scenario === "enabled-50", traffic: contexts });
   }
@@ -152,7 +175,9 @@ async function main(): Promise<void> {
       "node-arg": { type: "string", multiple: true, default: [] },
       "accept-encoding": { type: "string" },
       stages: { type: "boolean" },
+      ledger: { type: "boolean" },
       env: { type: "string", multiple: true, default: [] },
+      "service-build": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -175,6 +200,7 @@ async function main(): Promise<void> {
     contexts: values.contexts,
     profileDir: values.profile,
     env: Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])),
+    cli: values["service-build"] === undefined ? undefined : resolve(values["service-build"], "dist/src/cli/main.js"),
   };
   const driver = (values.driver ?? detectDriver()) as Driver;
   const scratch = tempDir("switchyard-probe-");
@@ -205,46 +231,33 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n`);
     return;
   }
+  const runOptions: ProbeRun = {
+    driver,
+    scratchDir: scratch.path,
+    seconds: Number(values.seconds),
+    repeats: Number(values.repeats),
+    connections: values.connections !== undefined ? Number(values.connections) : undefined,
+    rate: values.rate !== undefined ? Number(values.rate) : undefined,
+    label: `workers ${values.workers}, answer cache ${values["cache-ms"]} ms, ${options.contexts} contexts`,
+  };
   try {
-    const itemsPerRequest = scenario.startsWith("bulk") ? BULK_SIZE : 1;
-    const connections = values.connections !== undefined ? Number(values.connections) : scenario.startsWith("bulk") ? 8 : 50;
-    // Bulk against the service counts items once projected, as the runner does (support/projection.ts).
-    const projected = scenario === "bulk" || scenario === "bulk-mixed";
-    const spec: LoadSpec = { baseUrl: server.url, requests, connections, durationSeconds: 2, ...(projected ? { countRefusals: true } : {}) };
-    await runLoad(driver, spec, scratch.path); // warm-up
-    for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
-      if (projected) await waitCaughtUp(server.url);
-      const before = threadTicks(server.pid);
-      const machineBefore = machineTicks();
-      const sampler = projected ? startLagSampler(server.url) : undefined;
-      const result = await runLoad(driver, { ...spec, durationSeconds: Number(values.seconds), ...(values.rate !== undefined ? { rate: Number(values.rate) } : {}) }, scratch.path);
-      const loadEnded = performance.now();
-      const after = threadTicks(server.pid);
-      const machineAfter = machineTicks();
-      if (sampler !== undefined) {
-        const [lag, caughtUpAt] = await Promise.all([sampler.stop(), waitCaughtUp(server.url)]);
-        const run = projectedRun({ acknowledgedItems: result.acknowledged * itemsPerRequest, refused: result.refused, loadSeconds: result.durationSeconds, catchUpSeconds: (caughtUpAt - loadEnded) / 1000, lagMs: lag.lagMs, backlogMax: lag.backlogMax });
-        lines.push(
-          `${scenario}: ${Math.round(run.itemsPerSecond).toLocaleString("en")} items/s projected (${Math.round(run.acknowledgedPerSecond).toLocaleString("en")} acknowledged over ${run.loadSeconds.toFixed(2)} s, ` +
-            `caught up ${run.catchUpSeconds.toFixed(2)} s later; lag p99 ${run.lagP99Ms} ms, max ${run.lagMaxMs} ms; ${run.refused} refused); CPU below is the load's alone`,
-        );
+    const service = await probeRuns(scenario, server, requests, runOptions, lines);
+    if (values.ledger) {
+      const bare = bareCounterpart(scenario);
+      if (bare === undefined) throw new Error(`--ledger: ${scenario} has no bare counterpart (evaluate-N, enabled-50, event, bulk-mixed have)`);
+      await server.stop();
+      const bareData = tempDir("switchyard-probe-bare-");
+      try {
+        const bareServed = await serverFor(bare.scenario, { ...options, bodyBytes: bare.bodyBytes }, bareData.path);
+        try {
+          const baseline = await probeRuns(bare.scenario, bareServed.server, bareServed.requests, { ...runOptions, label: bare.label }, lines);
+          lines.push(...ledgerLines(scenario, service, baseline));
+        } finally {
+          await bareServed.server.stop();
+        }
+      } finally {
+        bareData.remove();
       }
-      const items = result.requests * itemsPerRequest;
-      const unit = itemsPerRequest > 1 ? "item" : "request";
-      lines.push(
-        `${scenario} (workers ${values.workers}, answer cache ${values["cache-ms"]} ms, ${options.contexts} contexts): ${Math.round(result.rps * itemsPerRequest).toLocaleString("en")} ${unit}s/s, ` +
-          `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ${result.errors} errors`,
-      );
-      const rows = cpuBetween(before, after);
-      const total = rows.reduce((sum, row) => sum + row.ms, 0);
-      for (const row of [...rows.slice(0, 6), { name: "all threads", ms: total }]) {
-        const perItem = (row.ms * 1000) / items;
-        const busy = (row.ms / (result.durationSeconds * 1000)) * 100;
-        lines.push(`  ${row.name.padEnd(22)} ${perItem.toFixed(1).padStart(7)} µs per ${unit}   ${busy.toFixed(0).padStart(3)} % of a core`);
-      }
-      // Idle cores while the load runs mean the rate is bound by latency (threads waiting on each other), not CPU.
-      const idleShare = idleShareBetween(machineBefore, machineAfter);
-      lines.push(`  machine (load generator included) ${(idleShare * 100).toFixed(0).padStart(3)} % idle`);
     }
   } finally {
     await server.stop();

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { renderClusterMarkdown } from "../report/markdown.js";
+import { renderClusterMarkdown } from "./markdown.js";
 import type { Lab } from "../support/lab.js";
 import { detectDriver } from "../support/load.js";
 import { MODES } from "../support/modes.js";

@@ -2,11 +2,13 @@
 import type { LoadFigure, Section } from "../support/lab.js";
 import { GROUP_COMMIT_ID } from "../baselines/transport.js";
 import { BULK_ID, EVENT_ID } from "../serving/tracking-routes.js";
-import type { ClusterSection } from "../cluster/model.js";
 import { PEERS_HEADING, peersBlocks } from "../peers/markdown.js";
 import { boundsOfMissedTargets } from "./bounds.js";
+import { clusterBlocks } from "../cluster/markdown.js";
+import { curveTable, loadTable } from "./load-table.js";
+import { LEDGER_HEADING, ledgerBlocks } from "./ledger-markdown.js";
 import { count, isNumber, mib, ms, nanoseconds, shorten, table, withUnit } from "./format.js";
-import type { BenchReport, Comparison, CurvePoint } from "./model.js";
+import type { BenchReport, Comparison } from "./model.js";
 
 /** Section headings, in order; the smoke test looks for each of them. */
 export const MARKDOWN_SECTIONS = [
@@ -16,6 +18,7 @@ export const MARKDOWN_SECTIONS = [
   "## Micro-benchmarks",
   "## Baselines",
   "## Load: evaluation",
+  LEDGER_HEADING,
   "## Where the CPU goes",
   "## Load: rules",
   "## Load: tracking",
@@ -53,44 +56,6 @@ function comparisonRows(comparisons: readonly Comparison[]): string[][] {
     comparison.target ?? "—",
     comparison.verdict,
   ]);
-}
-
-function spreadText(figure: LoadFigure): string {
-  if (figure.runs.length < 2) return `n=${figure.runs.length}`;
-  return `±${(figure.spread.percent / 2).toFixed(1)} % (${count(figure.spread.min)}–${count(figure.spread.max)}, n=${figure.runs.length})`;
-}
-
-function loadTable(figures: readonly LoadFigure[]): string {
-  if (figures.length === 0) return "_Not measured in this mode._";
-  return table(
-    ["scenario", "id", "value", "p50", "p90", "p99", "spread", "errors", "connections × seconds", "server CPU", "machine idle", "server"],
-    figures.map((figure) => [
-      figure.title,
-      figure.id,
-      figure.failure !== undefined
-        ? `failed: ${shorten(figure.failure)}`
-        : `${count(figure.value)} ${figure.unit}${figure.projection !== undefined ? " projected" : ""}${figure.offeredRate !== undefined ? ` (offered ${count(figure.offeredRate)} req/s)` : ""}`,
-      ms(figure.latencyMs.p50),
-      ms(figure.latencyMs.p90),
-      ms(figure.latencyMs.p99),
-      spreadText(figure),
-      String(figure.errors),
-      `${figure.connections} × ${figure.durationSeconds} s`,
-      isNumber(figure.serverCpuUsPerItem) ? `${figure.serverCpuUsPerItem.toFixed(figure.serverCpuUsPerItem < 10 ? 2 : 1)} µs/${figure.itemsPerRequest > 1 ? "event" : "req"}` : "—",
-      isNumber(figure.machineIdleShare) ? `${(figure.machineIdleShare * 100).toFixed(0)} %` : "—",
-      figure.server.kind === "service"
-        ? `${figure.server.native === false ? "native-free" : "native"}, ${figure.server.workers === 0 ? "inline" : `pool ${figure.server.workers}`}`
-        : figure.server.kind,
-    ]),
-  );
-}
-
-function curveTable(xLabel: string, points: readonly CurvePoint[], unit = "req/s"): string {
-  if (points.length === 0) return "_Not measured._";
-  return table(
-    [xLabel, unit, "p99", "relative to the first point"],
-    points.map((point) => [String(point.x), count(point.value), ms(point.p99Ms), isNumber(point.relative) ? `${(point.relative * 100).toFixed(point.relative < 0.1 ? 1 : 0)} %` : "—"]),
-  );
 }
 
 export function renderMarkdown(report: BenchReport): string {
@@ -180,6 +145,7 @@ export function renderMarkdown(report: BenchReport): string {
       "the answer cache; the `-br` rows ask for brotli.",
     loadTable(bySection("evaluation")),
   );
+  push(...ledgerBlocks(report.ledger));
   push(
     "## Where the CPU goes",
     "Server CPU per request over every thread of the service, stage by stage, from its CPU profiles during one run " +
@@ -254,7 +220,7 @@ export function renderMarkdown(report: BenchReport): string {
     );
   }
 
-  push("## Cluster", ...clusterBlocks(report.cluster, loadTable));
+  push("## Cluster", ...clusterBlocks(report.cluster));
   push(PEERS_HEADING, ...peersBlocks(report.peers));
 
   const notes = [
@@ -355,49 +321,4 @@ function evaluationAloneLine(report: BenchReport): string {
     `Evaluation alone, in one thread (writeAnswer over the distinct contexts of the load, merged with the seeded attributes; in-process, no HTTP, ` +
     `threads or store; \`node dist/bench/evaluation/write-answer.js --features N\`), µs an answer: ${figures.join("; ")}.`
   );
-}
-
-/** The "## Cluster" section alone (bench/cluster/run-cluster.ts prints it). */
-export function renderClusterMarkdown(cluster: ClusterSection): string {
-  return `${["## Cluster", ...clusterBlocks(cluster, loadTable)].join("\n\n")}\n`;
-}
-
-/** Cluster mode against the standalone node of the same run (bench/cluster/cluster-bench.ts). */
-function clusterBlocks(cluster: ClusterSection, loadTable: (figures: readonly LoadFigure[]) => string): string[] {
-  if (cluster.skipped !== undefined) return [`_Not measured: ${shorten(cluster.skipped, 300)}._`];
-  const times = (value: number) => (isNumber(value) ? `${value.toFixed(2)}×` : "—");
-  const value = (amount: number, unit: string) => (unit === "ms" ? ms(amount) : unit === "µs" ? (isNumber(amount) ? `${amount.toFixed(1)} µs` : "—") : withUnit(amount, unit));
-  const propagation = cluster.propagation;
-  const catchUp = cluster.catchUp;
-  return [
-    `One Switchyard node in cluster mode (R3 streams on a three-server ${cluster.natsVersion ?? "nats-server"} JetStream cluster on this machine) against one standalone node, ` +
-      "same pool, same seeded data shape, measured one after the other. Cluster CPU counts the node and all three NATS servers. " +
-      "On one machine the cluster can only cost: the figures show the overhead, not a speed-up (docs/CLUSTER.md has the sizing arithmetic).",
-    table(
-      ["figure", "cluster", "standalone", "cluster / standalone"],
-      cluster.rows.map((row) => [row.label, value(row.cluster, row.unit), value(row.standalone, row.unit), times(row.ratio)]),
-    ),
-    table(
-      ["measure", "value"],
-      [
-        ["replication cost per tracked event: extra server CPU (node + NATS − standalone)", isNumber(cluster.replicationCpuUsPerEvent) ? `${cluster.replicationCpuUsPerEvent.toFixed(1)} µs` : "—"],
-        ["replication cost per tracked event: extra p50 latency (quorum write before the answer)", ms(cluster.replicationLatencyP50Ms)],
-        [
-          "propagation of a flag change from node A to an SSE stream on node B",
-          "failure" in propagation ? `failed: ${shorten(propagation.failure)}` : `p50 ${ms(propagation.p50Ms)}, p99 ${ms(propagation.p99Ms)}, max ${ms(propagation.maxMs)} over ${propagation.changes} changes (A answered each change in ${ms(propagation.writeP50Ms)} p50)`,
-        ],
-        [
-          "catch-up of a node that starts empty",
-          "failure" in catchUp
-            ? `failed: ${shorten(catchUp.failure)}`
-            : `${count(catchUp.eventsPerSecond)} events/s: ${count(catchUp.events)} events (${count(catchUp.messages)} tracking messages) in ${catchUp.secondsFromSpawn.toFixed(2)} s from spawn (${catchUp.secondsFromListening.toFixed(2)} s after listening)`,
-        ],
-      ],
-    ),
-    table(
-      ["scenario", "requests", "node µs/request", "NATS µs/request"],
-      cluster.cpu.map((row) => [row.label, count(row.requests), isNumber(row.nodeUs) ? row.nodeUs.toFixed(1) : "—", isNumber(row.natsUs) ? row.natsUs.toFixed(1) : "—"]),
-    ),
-    loadTable(cluster.load),
-  ];
 }

@@ -6,7 +6,6 @@ import type { BulkRecordsFigure } from "../baselines/bulk-records.js";
 import type { LmdbPutsFigure } from "../baselines/lmdb-puts.js";
 import type { EvaluationAloneFigure } from "../evaluation/write-answer.js";
 import { BULK_CEILING_ID, EVENT_RECORDS_ID, GROUP_COMMIT_ID, HELLO_IDS } from "../baselines/transport.js";
-import { EVALUATOR_FEATURE_COUNTS } from "../evaluation/evaluator-vs-reference.js";
 import { NATIVE_FREE_PAIRS } from "../runtime/native-free.js";
 import { contextSizeId, DEFAULT_CONTEXT_SIZE, ENABLED_ID, evaluateId, repeatedEvaluateId } from "../serving/evaluation-routes.js";
 import type { ClusterSection } from "../cluster/model.js";
@@ -18,7 +17,9 @@ import { OFREP_PAIRS } from "../serving/ofrep-routes.js";
 import { BULK_ID, BULK_MIXED_ID, EVENT_ID, TRACKING_API_EVENT_ID } from "../serving/tracking-routes.js";
 import type { StoredDataPoint } from "../storage/stored-data.js";
 import type { LoadFigure } from "../support/lab.js";
-import { verdict, type Comparison, type Verdict } from "./comparison.js";
+import { verdict, type Comparison } from "./comparison.js";
+import { buildLedger, type Ledger } from "./ledger.js";
+import { buildMicroComparisons } from "./micro-comparisons.js";
 import { physicalLimitTargets } from "./physical-limit.js";
 import { projectionSummary } from "../support/projection.js";
 import type { MicroFigure } from "../support/micro.js";
@@ -105,6 +106,8 @@ export interface BenchReport {
   extras: { name: string; exitCode: number | null; output: string }[];
   /** Server CPU per request, stage by stage (distinct contexts, profiled runs). */
   stages: StageFigure[];
+  /** CPU per request of each thread beside the bare same-bytes servers, with the cost goals (ledger.ts). */
+  ledger: Ledger;
   /** Cluster mode against a standalone node of the same run, or why it was not measured. */
   cluster: ClusterSection;
   /** Switchyard against Unleash and the Unleash Proxy serving the same flags, or why they were not measured. */
@@ -333,51 +336,10 @@ export function buildReport(measured: Measurements): BenchReport {
     },
     extras: measured.extras,
     stages: measured.stages,
+    ledger: buildLedger(byId),
     cluster: measured.cluster,
     peers: measured.peers,
   };
-}
-
-/** Each micro task against the one it is meant to beat or match. */
-function buildMicroComparisons(micro: readonly MicroFigure[]): Comparison[] {
-  const find = (name: string) => micro.find((figure) => figure.name === name);
-  const pair = (id: string, name: string, baselineName: string, target?: { min: number; text: string }): Comparison | undefined => {
-    const figure = find(name);
-    const baseline = find(baselineName);
-    if (!figure && !baseline) return undefined;
-    const value = figure?.itemsPerSecond ?? Number.NaN;
-    const baselineValue = baseline?.itemsPerSecond ?? Number.NaN;
-    const ratio = value / baselineValue;
-    return {
-      id,
-      label: name,
-      value,
-      unit: figure && figure.itemsPerCall > 1 ? "items/s" : "ops/s",
-      baselineId: undefined,
-      baselineLabel: baselineName,
-      baselineValue,
-      ratio,
-      ratioStyle: "times",
-      target: target?.text,
-      verdict: target === undefined ? "—" : verdict(Number.isFinite(ratio) && ratio >= target.min),
-    };
-  };
-  const rows = [
-    ...EVALUATOR_FEATURE_COUNTS.map((count) =>
-      pair(`compiled-vs-reference-${count}`, `compiled evaluateRuleset (${count} features)`, `reference newEvaluator (${count} features)`, {
-        min: 10,
-        text: "≥ 10× the reference",
-      }),
-    ),
-    pair("context-from-query-6", "contextFromQuery (6 params)", "URLSearchParams → object (6 params)"),
-    pair("context-from-query-24", "contextFromQuery (24 params)", "URLSearchParams → object (24 params)"),
-    pair("rollout-hash", "rolloutBucket (crypto.hash one-shot, latin1 digest)", "crypto.hash one-shot, Buffer digest"),
-    pair("rollout-cache", "FieldBuckets row hit", "rolloutBucket (crypto.hash one-shot, latin1 digest)"),
-    pair("codec-pack", "msgpackr pack", "JSON.stringify → Buffer"),
-    pair("codec-unpack", "msgpackr unpack", "JSON.parse ← Buffer"),
-    pair("bulk-validation", `parseTrackingCall("bulk") — valibot`, "JSON.parse of the body"),
-  ];
-  return rows.filter((row): row is Comparison => row !== undefined);
 }
 
 /** Figure ids every complete report has (the smoke test checks them). */

@@ -4,7 +4,7 @@ import type { Mode } from "./modes.js";
 import { projectedRun, projectionFigure, startLagSampler, waitCaughtUp, type ProjectedRun, type ProjectionFigure } from "./projection.js";
 import { expectStatus } from "./seed.js";
 import { median, spread, type Spread } from "./stats.js";
-import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "./thread-cpu.js";
+import { cpuBetween, idleShareBetween, machineTicks, medianRoleCpu, roleCpuPerItem, threadTicks, type RoleCpu } from "./thread-cpu.js";
 
 export interface Lab {
   mode: Mode;
@@ -59,6 +59,11 @@ export interface LoadFigure {
    * projected figures, over the load and the catch-up after it, per item acknowledged.
    */
   serverCpuUsPerItem?: number;
+  /**
+   * The same CPU split by thread role (front end, each job worker, the projector, the rest), µs per item, the median
+   * of each over the measured runs (Linux only): the ledger of the report is made of these.
+   */
+  threadCpuUsPerItem?: RoleCpu;
   /**
    * Tracking counted once projected (spec.projected): `value` is then items projected per second, `errors` leaves out
    * the refusals (503 PROJECTION_BEHIND), which are counted here with the lag and catch-up of each run.
@@ -139,6 +144,7 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
     const runs: LoadResult[] = [];
     const idleShares: number[] = [];
     const cpuPerItem: number[] = [];
+    const roleCpu: RoleCpu[] = [];
     const projectedRuns: ProjectedRun[] = [];
     const pid = spec.server.pid;
     // A window of a few request latencies is mostly ramp-up (a pooled batch of 1,000-feature answers takes a good
@@ -176,8 +182,10 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
       const after = ifProcReadable(machineTicks);
       if (before !== undefined && after !== undefined && after.total > before.total) idleShares.push(idleShareBetween(before, after));
       if (threadsBefore !== undefined && threadsAfter !== undefined && items > 0) {
-        const ms = cpuBetween(threadsBefore, threadsAfter).reduce((sum, thread) => sum + thread.ms, 0);
+        const rows = cpuBetween(threadsBefore, threadsAfter);
+        const ms = rows.reduce((sum, thread) => sum + thread.ms, 0);
         cpuPerItem.push((ms * 1000) / items);
+        roleCpu.push(roleCpuPerItem(rows, items));
       }
     }
     const projection = spec.projected ? projectionFigure(projectedRuns, median) : undefined;
@@ -204,7 +212,7 @@ export async function measure(lab: Lab, spec: ScenarioSpec): Promise<LoadFigure>
       // Refusals are the service shedding load by design: a projected figure counts them apart (and not their items).
       errors: runs.reduce((sum, run) => sum + run.errors - (projection !== undefined ? run.refused : 0), 0),
       ...(idleShares.length > 0 ? { machineIdleShare: median(idleShares) } : {}),
-      ...(cpuPerItem.length > 0 ? { serverCpuUsPerItem: median(cpuPerItem) } : {}),
+      ...(cpuPerItem.length > 0 ? { serverCpuUsPerItem: median(cpuPerItem), threadCpuUsPerItem: medianRoleCpu(roleCpu, median) } : {}),
       ...(projection !== undefined ? { projection } : {}),
     };
     lab.log(

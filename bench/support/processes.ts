@@ -36,6 +36,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Options for node itself, before the script (e.g. --cpu-prof). */
   nodeArgs?: readonly string[];
+  /** Another build's CLI to run instead of this one's (before/after comparisons under one harness). */
+  cli?: string;
 }
 
 export interface RunningService extends Listening {
@@ -44,7 +46,7 @@ export interface RunningService extends Listening {
 
 /** Starts `node dist/src/cli/main.js serve` on 127.0.0.1 with an ephemeral port. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const listening = await spawnListening([...(options.nodeArgs ?? []), CLI, "serve"], {
+  const listening = await spawnListening([...(options.nodeArgs ?? []), options.cli ?? CLI, "serve"], {
     NODE_ENV: "production",
     SWITCHYARD_PORT: "0",
     SWITCHYARD_HOST: "127.0.0.1",

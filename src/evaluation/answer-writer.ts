@@ -60,11 +60,14 @@ export interface AnswerOptions {
   onItem?: (feature: CompiledFeature, outcome: OutcomeView) => void;
   /** Where to write the answer; by default a buffer of the writer's own. */
   target?: AnswerTarget;
+  /** False: only evaluate and report each item (onItem), no answer bytes put together (OFREP shapes its own). */
+  assemble?: boolean;
 }
 
 const encoder = new TextEncoder();
 const COMMA = 0x2c;
 const TAIL = encoder.encode("}}");
+const EMPTY = new Uint8Array(0);
 
 let output = new Uint8Array(64 * 1024);
 const pieces: Uint8Array[] = [];
@@ -87,6 +90,10 @@ export function writeAnswer(ruleset: CompiledRuleset, values: ArrayLike<string |
     if (feature !== undefined) addItem(feature, scope, options);
   } else {
     for (const feature of ruleset.answerOrder) addItem(feature, scope, options);
+  }
+  if (options.assemble === false) {
+    pieces.length = 0;
+    return EMPTY;
   }
   const head = headOf(ruleset, options.flagStateVersion, options.remoteContextUsed);
   const total = head.length + TAIL.length + Math.max(0, pieces.length - 1) + piecesBytes;

@@ -48,8 +48,8 @@ export interface CompiledFeature {
   /** The results of a list whose rules are all constant, as bits (rule i is bit i); 0 otherwise. */
   readonly constantTargetingBits: number;
   readonly constantVariantBits: number;
-  /** The targeting rules and config variants as defined: what OpenFeature's reasons are read from (ofrep-answer.ts). */
-  readonly definition: Pick<FeatureDefinition, "targeting" | "config">;
+  /** The targeting rules, config variants and kill switch as defined: what OpenFeature's reasons are read from (ofrep-answer.ts). */
+  readonly definition: Pick<FeatureDefinition, "targeting" | "config" | "switchedOff">;
   /** This feature's item bytes by outcome (see answer-writer.ts). */
   readonly items: ItemCache;
   /** `"<key>":{"key":"<key>","isEnabled":` */
@@ -163,7 +163,7 @@ function compileFeature(ruleset: CompiledRuleset, definition: FeatureDefinition)
     targeting: targeting.rules,
     variantRules: variantRules.rules,
     variants,
-    definition: { targeting: definition.targeting, config: definition.config },
+    definition: { targeting: definition.targeting, config: definition.config, switchedOff: definition.switchedOff === true },
     optIn: definition.optIn
       ? { name: typeof definition.optIn.name === "string" ? definition.optIn.name : key, description: typeof definition.optIn.description === "string" ? definition.optIn.description : null }
       : undefined,

@@ -7,7 +7,7 @@ import { EvaluatedFeatureResult } from "./evaluated-feature.js";
 import type { EvaluatedFeature, Filter } from "./types.js";
 import { MAX_SERVED_FILTER_DEPTH } from "../schemas/rules.js";
 
-export type OfrepReason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
+export type OfrepReason = "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";
 
 /** One flag of an OFREP answer; `value` and `variant` are absent when the caller's default applies. */
 export interface OfrepFlag {
@@ -97,8 +97,10 @@ export function accessFlag(item: EvaluatedFeature, flagStateVersion: number): Of
   const feature = sourceOf(item);
   const matched = item.ruleEvaluationResults.indexOf(true);
   const facts = memo(targetingFacts, feature, feature.definition.targeting?.rules);
-  // One constant filter is STATIC whatever its value (API.md §14), unless an opt-in turned the feature on.
-  const reason = matched === -1 && item.isEnabled ? "TARGETING_MATCH" : facts.isStatic ? "STATIC" : reasonOf(facts, matched);
+  // One constant filter is STATIC whatever its value (API.md §14), unless an opt-in turned the feature on; a feature
+  // the kill switch holds off is DISABLED (OFREP's reason for a flag turned off in the management system).
+  const reason =
+    matched === -1 && item.isEnabled ? "TARGETING_MATCH" : feature.definition.switchedOff === true ? "DISABLED" : facts.isStatic ? "STATIC" : reasonOf(facts, matched);
   const metadata: OfrepFlag["metadata"] = { targetingVersion: item.targetingVersion, flagStateVersion };
   if (item.config.key !== null) metadata.configKey = item.config.key;
   return { key: item.key, value: item.isEnabled, reason, variant: item.isEnabled ? "on" : "off", metadata };

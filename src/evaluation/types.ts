@@ -11,6 +11,8 @@ export interface FeatureDefinition {
   config: { version: number; variants: { filter: Filter; key: string; payload: unknown }[] };
   /** Present when the feature lets users and companies opt in: an opted-in one sees it on. */
   optIn?: { name?: string; description: string | null };
+  /** True when the environment's kill switch holds the feature off (its targeting rules then come empty). */
+  switchedOff?: boolean;
 }
 
 /** The `optIn` item of an evaluated feature, in the shape the Reflag browser SDK validates. */

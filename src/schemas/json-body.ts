@@ -86,6 +86,9 @@ export interface JsonBodyOptions {
  */
 export const SDK_BODY: JsonBodyOptions = { loneSurrogates: "replace" };
 
+/** One decoder for every body, not one per body: it keeps no state between whole (non-streaming) decodes. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decodes and parses a JSON body, answering the contract's 400s for anything a client got wrong. */
 export function parseJsonBody(body: Uint8Array | null, contentType: string | undefined, options: JsonBodyOptions = {}): unknown {
   const { maxDepth = MAX_JSON_DEPTH, loneSurrogates = "refuse" } = options;
@@ -93,7 +96,7 @@ export function parseJsonBody(body: Uint8Array | null, contentType: string | und
   if (!body || body.length === 0) throw new ServiceError("MALFORMED_JSON", "The request body is empty.");
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    text = strictUtf8.decode(body);
   } catch {
     throw new ServiceError("MALFORMED_JSON", "The request body is not valid UTF-8.");
   }

@@ -69,6 +69,8 @@ export interface WorkerSetup {
   rings: SharedArrayBuffer[];
   /** One Int32: how many rings have been claimed. */
   ringClaims: SharedArrayBuffer;
+  /** One BigInt64: microseconds the workers have spent running batches (the pool's utilization). */
+  busyMicros: SharedArrayBuffer;
   /** Unawaited appends per thread (src/tracking/append-tally.ts). */
   appendTally: SharedArrayBuffer;
 }

@@ -104,6 +104,26 @@ describe("npm run bench -- --smoke", () => {
     expect(markdown).toContain("### Bulk: acknowledged, then projected");
   });
 
+  it("keeps the ledger: each thread's CPU per request beside the bare same-bytes server's, with the goals judged", () => {
+    const rows = new Map(report.ledger.rows.map((row) => [row.id, row]));
+    for (const [id, baseline] of [
+      ["evaluate-10", "hello-uws-get-10-features"],
+      ["evaluate-50", "hello-uws-get-50-features"],
+      ["enabled-50", "hello-uws-get-50-features"],
+      ["event", "group-commit-uws-post"],
+      ["bulk-mixed-1000", "group-commit-uws-bulk"],
+    ] as const) {
+      const row = rows.get(id);
+      expect(row?.baselineId, id).toBe(baseline);
+      // The service's job workers name themselves, so their CPU is told apart from the front end's.
+      expect(row!.service!.workers.length, id).toBe(1);
+      expect(row!.service!.total, id).toBeGreaterThanOrEqual(row!.service!.frontEnd);
+      expect(row!.baseline!.workers, id).toEqual([]);
+    }
+    expect(report.ledger.goals).toHaveLength(7);
+    expect(markdown).toContain("## CPU per request: the ledger");
+  });
+
   it("measures the paced mix's parts alone, at shares of its rate that add up to it", () => {
     const offered = (id: string) => report.load.find((figure) => figure.id === id)?.offeredRate;
     const parts = ["mixed-70-evaluations-alone", "mixed-70-events-alone", "mixed-70-group-commit-alone"];

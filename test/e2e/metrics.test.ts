@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useAppServer } from "../support/app-server.js";
 import { request } from "../support/http.js";
+import { NATIVE_MODE } from "../support/server.js";
 
 /** Prometheus text format: `name{labels} value` lines, `# HELP` / `# TYPE` comments. */
 function samples(text: string): Map<string, number> {
@@ -41,7 +42,12 @@ describe("GET /metrics", () => {
     expect(values.get("switchyard_tracking_requests_total")).toBeGreaterThanOrEqual(1);
     expect(values.get("switchyard_tracking_batches_total")).toBeGreaterThanOrEqual(1);
     expect(values.get("switchyard_queue_depth")).toBe(0);
-    expect(values.has("switchyard_pool_utilization")).toBe(true);
+    const utilization = values.get("switchyard_pool_utilization")!;
+    expect(utilization).toBeLessThanOrEqual(1);
+    // The pool's workers count the time they ran the evaluations above (inline, as the native-free twin runs them: 0).
+    const pooled = NATIVE_MODE === "1" && (process.env.SWITCHYARD_WORKERS ?? "1") !== "0";
+    if (pooled) expect(utilization).toBeGreaterThan(0);
+    else expect(utilization).toBe(0);
     expect(values.has("switchyard_process_cpu_seconds_total")).toBe(true);
     // Concrete paths never become labels: tracking keys and ids stay out of the text.
     expect(text).not.toContain(publishable);

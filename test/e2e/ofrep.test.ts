@@ -162,6 +162,31 @@ describe("OFREP endpoints", () => {
     expect(evaluated.body.features.labs.isEnabled).toBe(true);
   });
 
+  it("answers a feature the kill switch holds off with reason DISABLED, its config flag as before, and back on as before", async () => {
+    const killSwitch = (enabled: boolean) => adminCall(server.url, server.adminToken, "PUT", `/admin/environments/${fixture.environmentId}/features/always-on/enabled`, { enabled });
+    const context = { context: { targetingKey: "kill-user" } };
+    const before = (await post(BULK, context)).body.flags as Flag[];
+    await killSwitch(false);
+    try {
+      const flag = (await post(flagPath("always-on"), context)).body as Flag;
+      expect(flag).toMatchObject({ key: "always-on", value: false, reason: "DISABLED", variant: "off" });
+      const flags = (await post(BULK, context)).body.flags as Flag[];
+      expect(flags.find((entry) => entry.key === "always-on")).toMatchObject({ value: false, reason: "DISABLED", variant: "off" });
+      // The kill switch holds access off; the remote config is evaluated as before.
+      expect(flags.find((entry) => entry.key === "always-on:config")).toMatchObject({ value: { n: 1 }, reason: "STATIC", variant: "v1" });
+      // Features the switch does not hold keep their reasons.
+      expect(flags.find((entry) => entry.key === "untargeted")).toMatchObject({ value: false, reason: "DEFAULT" });
+      const evaluated = await request(server.url, "GET", "/features/evaluated?context.user.id=kill-user&key=always-on", { token: fixture.publishableKey });
+      expect(evaluated.body.features["always-on"].isEnabled).toBe(false);
+    } finally {
+      await killSwitch(true);
+    }
+    const after = (await post(BULK, context)).body.flags as Flag[];
+    const strip = (flags: Flag[]) => flags.map(({ metadata: { flagStateVersion: _version, ...metadata }, ...flag }) => ({ ...flag, metadata }));
+    expect(strip(after)).toEqual(strip(before));
+    expect(after.find((entry) => entry.key === "always-on")).toMatchObject({ value: true, reason: "STATIC" });
+  });
+
   it("archived features are not found", async () => {
     await adminCall(server.url, server.adminToken, "PUT", `/admin/apps/${fixture.appId}/features/to-archive`, { description: "x" });
     expect((await post(flagPath("to-archive"), {})).status).toBe(200);

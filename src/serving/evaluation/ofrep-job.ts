@@ -116,7 +116,7 @@ function etagOf(flagStateVersion: number, publishableKey: string | undefined, di
 /**
  * The evaluation of an OFREP job: its answer and, for a single flag, the event to log (nobody waits for it). The
  * features are evaluated by the answer writer, as `/features/evaluated` is: each feature's outcome is a number, and
- * the flags' text is kept per outcome (OutcomeView.memo); the writer's own bytes are left unused.
+ * the flags' text is kept per outcome (OutcomeView.memo); the writer's own answer is not assembled.
  */
 export function evaluateOfrep(jobContext: JobContext, job: EvaluateJob, request: OfrepRequest, current: CurrentRuleset): { answer: JobResult; featureEvents: Evaluations | undefined } {
   const parsed = requestContext(request);
@@ -128,7 +128,8 @@ export function evaluateOfrep(jobContext: JobContext, job: EvaluateJob, request:
     return { answer: ofrepError(404, "FLAG_NOT_FOUND", `No flag is named ${JSON.stringify(request.flagKey)}.`, request.flagKey), featureEvents: undefined };
   }
   const remoteContextUsed = mergeRemoteContext(jobContext, job, context);
-  const options = { flagStateVersion: version, remoteContextUsed, ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}) };
+  // The writer's outcomes are what OFREP's text is made of; the writer's own answer bytes are not put together.
+  const options = { flagStateVersion: version, remoteContextUsed, assemble: false, ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}) };
   const values = contextValues(ruleset, context);
   if (found !== undefined) {
     let seen: OutcomeView | undefined;

@@ -1,6 +1,6 @@
 import { compileRuleset, type CompiledRuleset, type FeatureDefinition } from "../../evaluation/index.js";
 import type { FeatureRepository } from "../../features/feature-repository.js";
-import { displayName } from "../../features/feature-records.js";
+import { displayName, isSwitchedOn } from "../../features/feature-records.js";
 import { servedRulesOf } from "../../features/served-rules.js";
 import type { KvStore } from "../../storage/kv.js";
 import type { TenancyRepository } from "../../tenancy/tenancy-repository.js";
@@ -47,6 +47,7 @@ export class RulesetCache {
       targeting: { version: state.targeting.version, rules: served.get(feature.key)! } as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
       ...(feature.optInEnabled ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
+      ...(isSwitchedOn(state) ? {} : { switchedOff: true }),
     }));
     const ruleset = compileRuleset(definitions);
     const allowsOptIn = definitions.some((definition) => definition.optIn !== undefined);

@@ -22,7 +22,7 @@ const RING_BYTES = 32 * 1024 * 1024;
 
 export interface PoolOptions {
   threads: number;
-  setup: Omit<WorkerSetup, "rings" | "ringClaims">;
+  setup: Omit<WorkerSetup, "rings" | "ringClaims" | "busyMicros">;
   maxPending: number;
   /** Most jobs per task: large batches amortise the message cost, but one worker should not get everything. */
   maxBatch: number;
@@ -35,7 +35,9 @@ export interface PoolOptions {
  */
 export function createPoolExecutor(options: PoolOptions): Executor {
   const rings = Array.from({ length: options.threads }, () => AnswerRing.create(RING_BYTES));
-  const setup: WorkerSetup = { ...options.setup, rings: rings.map((ring) => ring.shared), ringClaims: new SharedArrayBuffer(4) };
+  const busyMicros = new SharedArrayBuffer(8);
+  const setup: WorkerSetup = { ...options.setup, rings: rings.map((ring) => ring.shared), ringClaims: new SharedArrayBuffer(4), busyMicros };
+  const startedAt = performance.now();
   const pool = new Piscina<Batch, ArrayBuffer | RingRegion>({
     filename: fileURLToPath(new URL("./worker.js", import.meta.url)),
     minThreads: options.threads,
@@ -48,6 +50,9 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     // nobody awaits (the evaluate events of /features/enabled) needs that loop to run lmdb-js's transaction callback,
     // and would wait for the worker's next task. "async" waits with Atomics.waitAsync and keeps the loop running.
     atomics: "async",
+    // Piscina's timing histograms cost the main thread a histogram record and clock reads per task; the pool's
+    // utilization is counted by the workers instead (busyMicros).
+    recordTiming: false,
     workerData: setup,
   });
   let queue: Waiting[] = [];
@@ -83,7 +88,8 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(
       (packed) => {
         const ring = packed instanceof ArrayBuffer ? undefined : rings[packed.ring];
-        const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion));
+        // Evaluation answers (OFREP's JSON text among them) go to the socket as they are: no string made of them.
+        const results = unpackResults(ring === undefined ? (packed as ArrayBuffer) : ring.view(packed as RingRegion), answering);
         pending -= batch.length;
         // The next batch leaves before these answers are written, so that the worker evaluates it meanwhile.
         if (answering) {
@@ -136,7 +142,8 @@ export function createPoolExecutor(options: PoolOptions): Executor {
       });
     },
     pending: () => pending,
-    utilization: () => pool.utilization,
+    // Batches that wait for a commit overlap on a worker, so their summed time can pass the capacity: capped at 1.
+    utilization: () => Math.min(1, Number(Atomics.load(new BigInt64Array(busyMicros), 0)) / 1000 / Math.max(1, (performance.now() - startedAt) * options.threads)),
     close: () => pool.destroy(),
   };
 }

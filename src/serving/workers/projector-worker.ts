@@ -8,6 +8,7 @@ import { TRACKING_PROJECTIONS } from "../tracking-projections.js";
 import { LmdbStore } from "../../storage/lmdb-store.js";
 import { runProjectionStep, type ProjectionStep } from "../../tracking/projector.js";
 import { reportFault } from "./report-fault.js";
+import { nameThisThread, THREAD_NAMES } from "../../observability/thread-name.js";
 
 export interface ProjectorSetup {
   dataDir: string;
@@ -15,6 +16,7 @@ export interface ProjectorSetup {
 }
 
 const setup = workerData as ProjectorSetup;
+nameThisThread(THREAD_NAMES.projector);
 let store: LmdbStore | undefined;
 
 /** One step in its own transaction; the answer is the step's account (its position and what it changed). */

@@ -20,6 +20,17 @@ describe("ResultArena", () => {
     expect([...(results[3]!.body as Uint8Array)]).toEqual([1, 2, 3]);
   });
 
+  it("leaves text bodies as their UTF-8 bytes when asked (answers that only go to a socket), headers still read", () => {
+    const arena = new ResultArena(2);
+    arena.set(0, { status: 200, body: '{"flags":[{"key":"ü"}]}', headers: { "content-type": "application/json", etag: '"abc"' } });
+    arena.set(1, { status: 200, body: new Uint8Array([1, 2]) });
+    const results = unpackResults(arena.finish(), true);
+    expect(results[0]!.body).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(results[0]!.body as Uint8Array).toString("utf8")).toBe('{"flags":[{"key":"ü"}]}');
+    expect(results[0]!.headers).toEqual({ "content-type": "application/json", etag: '"abc"' });
+    expect([...(results[1]!.body as Uint8Array)]).toEqual([1, 2]);
+  });
+
   it("keeps a body written into the room it claimed where it is, and copies one that is elsewhere", () => {
     const arena = new ResultArena(3);
     const written = (text: string) => {

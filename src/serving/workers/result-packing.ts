@@ -137,9 +137,10 @@ export class ResultArena implements AnswerTarget {
 
 /**
  * The results packed by a ResultArena, from its buffer or from the ring region it was copied to: bodies are views of
- * those bytes (text bodies decoded back to strings).
+ * those bytes (text bodies decoded back to strings, unless `textAsBytes`: answers that only go to a socket skip the
+ * decoding here and the encoding again when written, and are valid only until the bytes are released).
  */
-export function unpackResults(packed: ArrayBuffer | Uint8Array): JobResult[] {
+export function unpackResults(packed: ArrayBuffer | Uint8Array, textAsBytes = false): JobResult[] {
   const bytes = packed instanceof Uint8Array ? packed : new Uint8Array(packed);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(0);
@@ -153,7 +154,7 @@ export function unpackResults(packed: ArrayBuffer | Uint8Array): JobResult[] {
     const headersLength = view.getUint32(entry + 11);
     const body = bytes.subarray(offset, offset + length);
     const headers = (flags & FLAG_OTHER_HEADERS) === 0 ? JSON_HEADERS : (JSON.parse(text(bytes.subarray(offset + length, offset + length + headersLength))) as Record<string, string>);
-    results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 ? text(body) : body };
+    results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 && !textAsBytes ? text(body) : body };
   }
   return results;
 }

@@ -3,11 +3,12 @@
  * Tracking jobs resolve only after their append to the tracking log commits, so a recycled worker never takes an
  * acknowledged write with it.
  */
-import { workerData } from "node:worker_threads";
+import { threadId, workerData } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { createJobContext, type JobContext } from "../job-context.js";
 import { runJobs } from "../run-job.js";
 import { LmdbStore } from "../../storage/lmdb-store.js";
+import { nameThisThread, THREAD_NAMES } from "../../observability/thread-name.js";
 import { AppendTally } from "../../tracking/append-tally.js";
 import type { Batch, WorkerSetup } from "../protocol.js";
 import { AnswerRing } from "./answer-ring.js";
@@ -15,14 +16,26 @@ import { reportFault } from "./report-fault.js";
 import { ResultArena } from "./result-packing.js";
 
 const setup = workerData as WorkerSetup;
+nameThisThread(`${THREAD_NAMES.jobWorker}${threadId}`);
 let context: JobContext | undefined;
 
 /** This worker's answer ring: the first unclaimed one (a replaced worker takes none, and moves buffers instead). */
 const ringIndex = Atomics.add(new Int32Array(setup.ringClaims), 0, 1);
 const ring = ringIndex < setup.rings.length ? new AnswerRing(setup.rings[ringIndex]!) : undefined;
+/** Time spent running batches, shared with the main thread (the pool's utilization). */
+const busyMicros = new BigInt64Array(setup.busyMicros);
 
 /** Runs a batch; its answers travel back as one moved buffer (see result-packing.ts). */
-export default async function runBatch({ jobs, buffer }: Batch): Promise<unknown> {
+export default async function runBatch(batch: Batch): Promise<unknown> {
+  const started = performance.now();
+  try {
+    return await runTimed(batch);
+  } finally {
+    Atomics.add(busyMicros, 0, BigInt(Math.round((performance.now() - started) * 1000)));
+  }
+}
+
+async function runTimed({ jobs, buffer }: Batch): Promise<unknown> {
   // Commits go to lmdb-js's write thread: a worker answers evaluations, and one blocked in a commit's sync would hold
   // up every evaluation queued behind it (see routesToPool for what commits here: /bulk bodies, /features/enabled).
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }), new AppendTally(setup.appendTally));
