@@ -123,6 +123,18 @@ describe(`kill switch and change comments (${NATIVE_MODE === "0" ? "native-free"
     expect((await request(server.url, "GET", "/features", { token: keys.development.secretKey })).body.features.find((feature: { key: string }) => feature.key === "checkout").enabled).toBe(true);
   });
 
+  it("keeps an opted-in user out too: opting in does not beat the switch", async () => {
+    await admin("PUT", `/admin/apps/${keys.app.id}/features/labs`, { optInEnabled: true });
+    const optIn = await request(server.url, "POST", "/flags/opt-in", { token: keys.production.publishableKey, body: { key: "labs", optedIn: true, scope: "user", context: { user: { id: "keen" } } } });
+    expect(optIn.status, JSON.stringify(optIn.body)).toBe(200);
+    expect((await evaluated("context.user.id=keen")).labs.isEnabled).toBe(true);
+    expect((await admin("PUT", `${production()}/features/labs/enabled`, { enabled: false })).status).toBe(200);
+    expect((await evaluated("context.user.id=keen")).labs.isEnabled).toBe(false);
+    expect(await enabledKeys("context.user.id=keen")).not.toContain("labs");
+    expect((await admin("PUT", `${production()}/features/labs/enabled`, { enabled: true })).status).toBe(200);
+    expect((await evaluated("context.user.id=keen")).labs.isEnabled).toBe(true);
+  });
+
   it("records each switch in the history (kind enabled) and the audit log, with the comment", async () => {
     const history = (await admin("GET", `${production()}/features/checkout/history`)).body.versions;
     const switched = history.filter((entry: { kind: string }) => entry.kind === "enabled");

@@ -46,7 +46,8 @@ export class RulesetCache {
       stage: feature.stage,
       targeting: { version: state.targeting.version, rules: served.get(feature.key)! } as FeatureDefinition["targeting"],
       config: state.config as FeatureDefinition["config"],
-      ...(feature.optInEnabled ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
+      // Switched off means off for everyone: an opt-in does not beat the switch (nor is it offered meanwhile).
+      ...(feature.optInEnabled && isSwitchedOn(state) ? { optIn: { name: displayName(feature), description: feature.description } } : {}),
       ...(isSwitchedOn(state) ? {} : { switchedOff: true }),
     }));
     const ruleset = compileRuleset(definitions);
