@@ -9,3 +9,11 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A Poisson draw of the given mean (Knuth's product of uniforms: exact, and fast for the small means simulations use). */
+export function poisson(random: () => number, mean: number): number {
+  const limit = Math.exp(-mean);
+  let count = 0;
+  for (let product = random(); product > limit; product *= random()) count++;
+  return count;
+}

@@ -6,25 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { judgeGuard, relativeChange, sampleRatio, mixingVarianceFor, type GroupSums } from "./sequential-test.js";
-
-/** mulberry32: a small seeded generator, so every run of the suite sees the same data. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function poisson(random: () => number, mean: number): number {
-  const limit = Math.exp(-mean);
-  let count = 0;
-  for (let product = random(); product > limit; product *= random()) count++;
-  return count;
-}
+import { poisson, seededRandom } from "../../bench/support/seeded-random.js";
 
 const empty = (): GroupSums => ({ units: 0, sum: 0, sumOfSquares: 0 });
 function add(group: GroupSums, count: number): void {

@@ -1,18 +1,9 @@
 /** Traffic for guarded-rollout tests (API.md §17): the official node SDK checking a feature and tracking guard events. */
 import { BucketClient } from "@bucketco/node-sdk";
 import type { TestServer } from "./server.js";
+import { seededRandom } from "../../bench/support/seeded-random.js";
 
-/** mulberry32: each scenario's traffic is the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 const quietLogger = () => ({ debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined });
 

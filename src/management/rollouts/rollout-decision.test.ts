@@ -8,24 +8,7 @@ import { decide } from "./rollout-decision.js";
 import { readStep } from "./rollout-evidence.js";
 import type { RolloutRecord, RolloutTally } from "./rollout-records.js";
 import { emptyTally } from "./rollout-repository.js";
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function poisson(random: () => number, mean: number): number {
-  const limit = Math.exp(-mean);
-  let count = 0;
-  for (let product = random(); product > limit; product *= random()) count++;
-  return count;
-}
+import { poisson, seededRandom } from "../../../bench/support/seeded-random.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
