@@ -78,6 +78,19 @@ export function ChangeDiff({ change, link, segmentNames, settled }: { change: Re
           <ListChanges diff={diff.targeting} noun="Rule" text={(rule) => ruleText(rule, segmentNames)} />
         </div>
       )}
+      {change.rollout && (
+        <div class="change-part">
+          <h4>Guarded rollout</h4>
+          <p>
+            Applying starts a rollout: steps {change.rollout.steps.join(", ")} %, {change.rollout.stepSeconds} s each, at least {change.rollout.minExposures} units per group, by{" "}
+            {change.rollout.attribute === "user.id" ? "user" : "company"}; guards:{" "}
+            {change.rollout.guards.length === 0
+              ? "none"
+              : change.rollout.guards.map((guard) => `${guard.event} (${guard.direction === "lower_is_better" ? "lower" : "higher"} is better, ±${Math.round(guard.maxRelativeChange * 1000) / 10} %)`).join(", ")}
+            ; on a breach: {change.rollout.onBreach === "pause" ? "pause" : "roll back"}.
+          </p>
+        </div>
+      )}
       {diff.config && (
         <div class="change-part">
           <h4>
