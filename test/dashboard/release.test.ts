@@ -195,6 +195,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await form.getByLabel("Minimum units per group, each step").fill("40");
     await form.getByRole("button", { name: "Start rollout" }).click();
     await form.getByText("steps must be strictly increasing").waitFor();
+    await form.getByRole("alert").getByText("Not started: one field needs fixing, marked above.").waitFor();
     expect(await steps.getAttribute("aria-invalid")).toBe("true");
     await expectNoSeriousA11yViolations(page, "the rollout form with a refused step");
     await screenshotWidths(harness, page, "rollout-form-error");

@@ -52,6 +52,8 @@ export function Prerequisites({
   const dirty = JSON.stringify(draft) !== JSON.stringify(saved);
   const isOwner = scope.member.role === "owner";
   const held = policy?.requireApproval === true;
+  // Where approval is required only an owner saves them (with a reason): an editor reads them, and is told why.
+  const editable = canWrite && (!held || isOwner);
   const candidates = (features ?? []).filter((feature) => feature.key !== featureKey && !draft.some((each) => each.feature === feature.key));
   const dependents = (features ?? []).flatMap((feature) => {
     const link = feature.prerequisites?.find((each) => each.feature === featureKey);
@@ -106,7 +108,7 @@ export function Prerequisites({
           {draft.map((prerequisite, index) => (
             <li>
               <a href={scope.link("features", prerequisite.feature)}>{prerequisite.feature}</a> <span>{needs(prerequisite)}</span>
-              {canWrite && (
+              {editable && (
                 <button type="button" class="link" aria-label={`Remove prerequisite ${prerequisite.feature}`} onClick={() => (setDraft(draft.filter((_, at) => at !== index)), setError(undefined))}>
                   Remove
                 </button>
@@ -116,7 +118,7 @@ export function Prerequisites({
           ))}
         </ul>
       )}
-      {canWrite && (
+      {editable && (
         <div class="prerequisite-add">
           <Field label="Feature">
             <select value={picked} onChange={(event) => setPicked((event.currentTarget as HTMLSelectElement).value)}>
@@ -141,7 +143,7 @@ export function Prerequisites({
       {canWrite && held && !isOwner && (
         <p class="notice small">{environment.name} requires approval: prerequisites are not part of change requests yet, so an owner changes them here (with a reason).</p>
       )}
-      {canWrite && dirty && (!held || isOwner) && (
+      {editable && dirty && (
         <div class="actions">
           <button type="button" onClick={save} disabled={busy}>
             {busy ? "Saving…" : "Save prerequisites"}

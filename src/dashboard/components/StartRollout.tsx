@@ -151,7 +151,13 @@ export function StartRollout({ scope, featureKey, policy, onStarted }: { scope: 
           </label>
         )}
         {bypass && <Field label="Reason (required)" value={reason} required maxLength={500} error={issueAt("reason")} onInput={(event) => setReason(value(event))} />}
-        <ErrorMessage error={starting.error} issues={false} />
+        {issues.length > 0 ? (
+          <p class="error" role="alert">
+            Not started: {issues.length === 1 ? "one field needs" : `${issues.length} fields need`} fixing, marked above.
+          </p>
+        ) : (
+          <ErrorMessage error={starting.error} />
+        )}
         <div class="actions">
           <button type="submit" disabled={starting.busy}>
             {starting.busy ? "Starting…" : held ? "Propose rollout" : "Start rollout"}
