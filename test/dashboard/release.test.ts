@@ -17,6 +17,7 @@ import {
   HAS_CHROMIUM,
   keepPagesOfFailedTests,
   navLink,
+  OWNER,
   PASSWORD,
   screenshotWidths,
   signInByKeyboard,
@@ -169,6 +170,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await card.getByRole("alert").getByText("These prerequisites would close a cycle: checkout → express-checkout → checkout").waitFor();
     expect((await read(development, "checkout")).prerequisites).toEqual([]);
     await expectNoSeriousA11yViolations(page, "a refused cycle");
+    await screenshotWidths(harness, page, "prerequisite-cycle");
     await card.getByRole("button", { name: "Discard" }).click();
     await card.getByText("None: checkout depends on no other feature here.").waitFor();
     // In production, which requires approval, an editor is told who can change them.
@@ -176,6 +178,32 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await page.getByRole("region", { name: "Prerequisites" }).getByText("production requires approval: prerequisites are not part of change requests yet").waitFor();
     expect(errors.filter((error) => /status of 400/.test(error))).toHaveLength(1);
     expectCleanConsole(errors.filter((error) => !/status of 400/.test(error)));
+  });
+
+  it("an owner saves prerequisites where approval is required by bypassing it with a reason the audit log keeps", async () => {
+    const owner = await harness.open();
+    await signInByKeyboard(owner.page, harness.url, OWNER.email, OWNER.password);
+    await owner.page.goto(featureUrl(production, "express-checkout"));
+    const card = owner.page.getByRole("region", { name: "Prerequisites" });
+    await card.getByLabel("Feature").selectOption("checkout");
+    await card.getByLabel("Condition").selectOption("off");
+    await card.getByRole("button", { name: "Add prerequisite" }).click();
+    await card.getByRole("button", { name: "Save prerequisites" }).click();
+    const dialog = owner.page.getByRole("dialog", { name: "Save express-checkout's prerequisites now, without approval?" });
+    await dialog.waitFor();
+    // The reason is required: an empty submit stays in the dialog and writes nothing.
+    await dialog.getByRole("button", { name: "Save, bypassing approval" }).click();
+    expect(await dialog.isVisible()).toBe(true);
+    await expectNoSeriousA11yViolations(owner.page, "the owner's bypass for prerequisites");
+    await owner.page.keyboard.type("hotfix: no express checkout where checkout is on");
+    await owner.page.keyboard.press("Enter");
+    await owner.page.getByText("Prerequisites saved in production (version 1).").waitFor();
+    expect((await read(production, "express-checkout")).prerequisites).toEqual([{ feature: "checkout", enabled: false }]);
+    const [entry] = (await adminRequest(harness.server, "GET", "/admin/audit?limit=1")).body.entries;
+    expect(entry).toMatchObject({ action: "prerequisites.update", details: { bypass: true, reason: "hotfix: no express checkout where checkout is on" } });
+    await card.getByText("checkout must be off").waitFor();
+    expectCleanConsole(owner.errors);
+    await owner.context.close();
   });
 
   it("starts a rollout from the rollouts page: a bad step is named at its field, a guard never tracked is warned about", async () => {
