@@ -4,7 +4,7 @@ import { enc, get, type Environment, type EnvironmentFeature } from "../api";
 import type { Scope } from "../scope";
 import { describe, stateOf, type Filter, type Rule } from "../rules/model";
 import { Card } from "../components/Card";
-import { ACTIONS, DataTable } from "../components/DataTable";
+import { DataTable } from "../components/DataTable";
 import { PromoteDialog } from "../components/PromoteDialog";
 import { ErrorMessage, useLoad } from "../ui";
 import { scopedPath } from "../router";
@@ -56,8 +56,9 @@ export function OtherEnvironments({
         />
       )}
       <ErrorMessage error={loaded.error} />
+      {canWrite && <p class="muted small">Promote copies {scope.environment.name}'s rules and config of {featureKey} to that environment, after showing what changes.</p>}
       <DataTable
-        columns={["Environment", "State", "Version", "Rules", ACTIONS]}
+        columns={["Environment", "State", "Version", "Rules"]}
         rows={loaded.data}
         row={({ environment, rules }) => {
           const { targeting } = rules;
@@ -67,19 +68,20 @@ export function OtherEnvironments({
             <>
               <th scope="row">
                 <a href={`#${scopedPath(app.id, environment.id, "features", featureKey)}`}>{environment.name}</a>
+                {canWrite && (
+                  // Under the name, not in a column of its own: the side column is too narrow for five columns.
+                  <div>
+                    <button type="button" class="link small" aria-label={`Promote to ${environment.name}`} onClick={() => setPromoting({ environment, rules })}>
+                      Promote
+                    </button>
+                  </div>
+                )}
               </th>
               <td>
                 <span class={`state state-${state}`}>{state}</span>
               </td>
               <td>{targeting.version}</td>
               <td>{authored.length === 0 ? <span class="muted">no rules</span> : authored.map((rule) => describe(rule.filter, segmentNames)).join("; ")}</td>
-              <td>
-                {canWrite && (
-                  <button type="button" class="link" onClick={() => setPromoting({ environment, rules })}>
-                    Promote to {environment.name}
-                  </button>
-                )}
-              </td>
             </>
           );
         }}
