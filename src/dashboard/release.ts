@@ -67,3 +67,6 @@ export function listDiff(from: unknown[], to: unknown[]): ListDiff {
   }
   return { from, to, rules, changed: rules.some((rule) => rule.change !== "unchanged") };
 }
+
+/** A step's time as a person reads it: "2 h", "1 d", "90 s". */
+export const duration = (seconds: number) => (seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);

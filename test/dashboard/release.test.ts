@@ -213,6 +213,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await page.getByRole("heading", { name: "Rollouts", level: 1 }).waitFor();
     const picker = page.getByRole("form", { name: "Start a rollout" });
     await picker.getByLabel("Feature to roll out").selectOption("huddle");
+    await expectNoSeriousA11yViolations(page, "the rollouts list with its feature picker");
+    await screenshotWidths(harness, page, "rollouts-list-picker");
     await picker.getByRole("button", { name: "Start a rollout…" }).click();
     const form = page.getByRole("form", { name: "Start a guarded rollout" });
     await form.waitFor();
@@ -260,7 +262,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await expectNoSeriousA11yViolations(page, "a rollout proposed as a change request");
     await page.getByRole("link", { name: "Guarded rollout of huddle" }).click();
     await page.getByRole("heading", { name: "Guarded rollout of huddle", level: 1 }).waitFor();
-    await page.getByText("Applying starts a rollout: steps 1, 5, 10, 25, 50, 100 %").waitFor();
+    await page.getByText("Applying starts a rollout: steps 1, 5, 10, 25, 50, 100 %, 1 h each").waitFor();
+    await screenshotWidths(harness, page, "rollout-change-request");
     await expectNoSeriousA11yViolations(page, "a change request carrying a rollout");
     expectCleanConsole(errors);
   });

@@ -1,5 +1,6 @@
 import { describe, type Filter } from "../rules/model";
 import type { ListDiff, RequestChange, RuleChange } from "../governance";
+import { duration } from "../release";
 
 const TAG: Record<RuleChange, string> = { added: "Added", removed: "Removed", changed: "Changed", unchanged: "Unchanged" };
 
@@ -82,7 +83,7 @@ export function ChangeDiff({ change, link, segmentNames, settled }: { change: Re
         <div class="change-part">
           <h4>Guarded rollout</h4>
           <p>
-            Applying starts a rollout: steps {change.rollout.steps.join(", ")} %, {change.rollout.stepSeconds} s each, at least {change.rollout.minExposures} units per group, by{" "}
+            Applying starts a rollout: steps {change.rollout.steps.join(", ")} %, {duration(change.rollout.stepSeconds)} each, at least {change.rollout.minExposures} units per group, by{" "}
             {change.rollout.attribute === "user.id" ? "user" : "company"}; guards:{" "}
             {change.rollout.guards.length === 0
               ? "none"

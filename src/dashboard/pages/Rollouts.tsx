@@ -7,6 +7,7 @@ import { Field } from "../components/Field";
 import { IntervalChart } from "../components/IntervalChart";
 import { StartRollout } from "../components/StartRollout";
 import { loadPolicy } from "../governance";
+import { duration } from "../release";
 import { navigate } from "../router";
 import type { Scope } from "../scope";
 import { ErrorMessage, Page, useLoad, when } from "../ui";
@@ -32,7 +33,6 @@ export interface Rollout {
 
 const STATE_LABELS: Record<Rollout["state"], string> = { running: "running", paused: "paused", rolled_back: "rolled back", completed: "completed", cancelled: "cancelled" };
 const signed = (value: number) => `${value >= 0 ? "+" : "−"}${Math.abs(value * 100).toFixed(1)} %`;
-const duration = (seconds: number) => (seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
 
 function StateBadge({ rollout }: { rollout: Rollout }) {
   return <span class={`badge badge-rollout-${rollout.state}`}>{STATE_LABELS[rollout.state]}</span>;
