@@ -368,6 +368,12 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await viewer.getByText("a viewer cannot change it").waitFor();
     expect(await viewer.getByRole("button", { name: "Save targeting" }).count()).toBe(0);
     expect(await viewer.getByRole("button", { name: "Add rule" }).count()).toBe(0);
+    // Promotion, prerequisites and rollout starts are writes too: a viewer sees the cards without their buttons.
+    await viewer.getByRole("region", { name: "Other environments" }).getByRole("rowheader", { name: "development" }).waitFor();
+    expect(await viewer.getByRole("button", { name: /^Promote/ }).count()).toBe(0);
+    await viewer.getByRole("region", { name: "Prerequisites" }).getByText("depends on no other feature here").waitFor();
+    expect(await viewer.getByRole("button", { name: "Add prerequisite" }).count()).toBe(0);
+    expect(await viewer.getByRole("link", { name: "Start a guarded rollout" }).count()).toBe(0);
     expect(await viewer.getByRole("group", { name: "Rule 1, condition 1", exact: true }).getByLabel("Field", { exact: true }).isDisabled()).toBe(true);
     // Even a hand-made request from the viewer's session is refused by the service.
     const refused = await viewer.evaluate(async (path) => {

@@ -267,4 +267,29 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await expectNoSeriousA11yViolations(page, "a change request carrying a rollout");
     expectCleanConsole(errors);
   });
+
+  it("an owner starts a rollout at once where approval is required, with a reason", async () => {
+    const owner = await harness.open();
+    await signInByKeyboard(owner.page, harness.url, OWNER.email, OWNER.password);
+    await put(`/admin/environments/${production}/features/checkout/targeting?bypass=true&reason=setup`, { rules: [ACME, PRO] });
+    await owner.page.goto(`${harness.url}/dashboard/#/apps/${appId}/environments/${production}/rollouts/checkout`);
+    const form = owner.page.getByRole("form", { name: "Start a guarded rollout" });
+    await form.getByLabel("Steps (percent, increasing)").fill("10, 100");
+    await form.getByLabel("Time unit").selectOption("days");
+    await form.getByLabel(/^Unit/).selectOption("user.id");
+    await form.getByLabel("As an owner, start now without approval").check();
+    await form.getByLabel("Reason (required)").fill("incident follow-up");
+    await expectNoSeriousA11yViolations(owner.page, "the rollout form with an owner's bypass");
+    await form.getByRole("button", { name: "Start rollout" }).click();
+    await owner.page.getByText("Rollout started: 10 % of checkout's targeting in production.").waitFor();
+    const [rollout] = (await adminRequest(harness.server, "GET", `/admin/environments/${production}/features/checkout/rollouts`)).body.rollouts;
+    expect(rollout).toMatchObject({ state: "running", percent: 10, stepSeconds: 86_400, attribute: "user.id" });
+    const started = (await adminRequest(harness.server, "GET", "/admin/audit?limit=5")).body.entries.find((entry: { action: string }) => entry.action === "rollout.started");
+    expect(started).toMatchObject({ details: { bypass: true, reason: "incident follow-up" } });
+    // The feature page's card now points at the running rollout.
+    await owner.page.goto(featureUrl(production, "checkout"));
+    await owner.page.getByRole("region", { name: "Guarded rollout" }).getByRole("link", { name: "Rollout running at 10 % (step 1 of 2)" }).waitFor();
+    expectCleanConsole(owner.errors);
+    await owner.context.close();
+  });
 });
