@@ -154,6 +154,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     // initech is neither acme nor pro: checkout is off for it, so express-checkout is too; a pro company keeps both.
     expect((await evaluated("initech"))["express-checkout"].isEnabled).toBe(false);
     expect((await evaluated("initech", "pro"))["express-checkout"].isEnabled).toBe(true);
+    // Where the rules are read, the page says they are not the whole story.
+    await page.getByText("Besides its rules, express-checkout is on in development only where checkout is on (its prerequisites).").waitFor();
     await expectNoSeriousA11yViolations(page, "the feature page with a saved prerequisite");
     await screenshotWidths(harness, page, "prerequisites");
     expectCleanConsole(errors);

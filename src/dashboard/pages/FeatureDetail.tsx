@@ -125,6 +125,19 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
             <strong>Off for everyone in {environment.name}.</strong> The kill switch holds {featureKey} off whatever its rules say; the rules below are kept for when it is switched back on.
           </p>
         )}
+        {detail.data && detail.data.prerequisites.length > 0 && (
+          // The rules below are not the whole story: say so where they are read, not only in the side card.
+          <p class="notice small prerequisites-note">
+            Besides its rules, {featureKey} is on in {environment.name} only where{" "}
+            {detail.data.prerequisites.map((prerequisite, index) => (
+              <>
+                {index > 0 && " and "}
+                <a href={scope.link("features", prerequisite.feature)}>{prerequisite.feature}</a> is {prerequisite.enabled ? "on" : "off"}
+              </>
+            ))}{" "}
+            (its prerequisites).
+          </p>
+        )}
         <PendingBanner requests={requests.data} featureKey={featureKey} environmentName={environment.name} link={(id) => scope.link("change-requests", id)} />
         {detail.data && (
           <div class="feature-layout">
