@@ -25,6 +25,8 @@ export interface RequestChange {
   base: { targetingVersion: number; configVersion: number };
   targeting?: { rules: unknown[] };
   config?: { variants: unknown[] };
+  /** A guarded rollout's settings (docs/API.md §17): applying the request starts it. */
+  rollout?: { steps: number[]; stepSeconds: number; minExposures: number; attribute: string; guards: { event: string; direction: string; maxRelativeChange: number }[]; onBreach: string };
   diff: { targeting?: ListDiff; config?: ListDiff; current: { targetingVersion: number; configVersion: number } };
 }
 

@@ -368,6 +368,12 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await viewer.getByText("a viewer cannot change it").waitFor();
     expect(await viewer.getByRole("button", { name: "Save targeting" }).count()).toBe(0);
     expect(await viewer.getByRole("button", { name: "Add rule" }).count()).toBe(0);
+    // Promotion, prerequisites and rollout starts are writes too: a viewer sees the cards without their buttons.
+    await viewer.getByRole("region", { name: "Other environments" }).getByRole("rowheader", { name: "development" }).waitFor();
+    expect(await viewer.getByRole("button", { name: /^Promote/ }).count()).toBe(0);
+    await viewer.getByRole("region", { name: "Prerequisites" }).getByText("depends on no other feature here").waitFor();
+    expect(await viewer.getByRole("button", { name: "Add prerequisite" }).count()).toBe(0);
+    expect(await viewer.getByRole("link", { name: "Start a guarded rollout" }).count()).toBe(0);
     expect(await viewer.getByRole("group", { name: "Rule 1, condition 1", exact: true }).getByLabel("Field", { exact: true }).isDisabled()).toBe(true);
     // Even a hand-made request from the viewer's session is refused by the service.
     const refused = await viewer.evaluate(async (path) => {
@@ -382,7 +388,9 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     await viewerContext.close();
   });
 
-  it("shows the other environments side by side and copies production's rules into development", async () => {
+  it("shows the other environments side by side and promotes production's rules to development", async () => {
+    const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
+    const development = app.environments.find((each: { name: string }) => each.name === "development").id;
     await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
     const others = page.getByRole("table").filter({ has: page.getByRole("rowheader", { name: "production" }) });
     await others.waitFor();
@@ -390,14 +398,17 @@ describe.runIf(HAS_CHROMIUM)("dashboard feature detail", () => {
     // The table appears before its rows are filled in: wait for the cells, not only the table.
     await expect.poll(async () => (await production.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["some", "5"]);
     await expectNoSeriousA11yViolations(page, "feature detail in development");
-    await page.getByRole("button", { name: "Copy production's rules here" }).click();
-    await confirmInDialog(page, "Copy rules");
-    await page.getByText("Copied production's targeting: saved as version 1.").waitFor();
-    const app = (await adminRequest(harness.server, "GET", "/admin/apps")).body.apps[0];
-    const development = app.environments.find((each: { name: string }) => each.name === "development").id;
+    // Promotion goes from the environment shown to another: back to production, and promote to development.
+    await page.getByLabel("Environment", { exact: true }).selectOption({ label: "production" });
+    await page.getByRole("region", { name: "Other environments" }).getByRole("button", { name: "Promote to development" }).click();
+    const dialog = page.getByRole("dialog", { name: "Promote huddle to development?" });
+    await dialog.getByRole("button", { name: "Promote to development" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await page.getByText("Promoted to development: wrote its targeting (now version 1)").waitFor();
     const copied = (await adminRequest(harness.server, "GET", `/admin/environments/${development}/features/huddle`)).body.targeting;
     const source = (await adminRequest(harness.server, "GET", targetingUrl())).body.targeting;
     expect(copied).toEqual({ ...source, version: 1 });
+    await page.getByLabel("Environment", { exact: true }).selectOption({ label: "development" });
     await group("Rule 3").waitFor();
   });
 });

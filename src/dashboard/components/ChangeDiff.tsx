@@ -1,5 +1,6 @@
 import { describe, type Filter } from "../rules/model";
 import type { ListDiff, RequestChange, RuleChange } from "../governance";
+import { duration } from "../release";
 
 const TAG: Record<RuleChange, string> = { added: "Added", removed: "Removed", changed: "Changed", unchanged: "Unchanged" };
 
@@ -76,6 +77,19 @@ export function ChangeDiff({ change, link, segmentNames, settled }: { change: Re
             Targeting <span class="muted small">({tally(diff.targeting)}; based on version {base.targetingVersion})</span>
           </h4>
           <ListChanges diff={diff.targeting} noun="Rule" text={(rule) => ruleText(rule, segmentNames)} />
+        </div>
+      )}
+      {change.rollout && (
+        <div class="change-part">
+          <h4>Guarded rollout</h4>
+          <p>
+            Applying starts a rollout: steps {change.rollout.steps.join(", ")} %, {duration(change.rollout.stepSeconds)} each, at least {change.rollout.minExposures} units per group, by{" "}
+            {change.rollout.attribute === "user.id" ? "user" : "company"}; guards:{" "}
+            {change.rollout.guards.length === 0
+              ? "none"
+              : change.rollout.guards.map((guard) => `${guard.event} (${guard.direction === "lower_is_better" ? "lower" : "higher"} is better, ±${Math.round(guard.maxRelativeChange * 1000) / 10} %)`).join(", ")}
+            ; on a breach: {change.rollout.onBreach === "pause" ? "pause" : "roll back"}.
+          </p>
         </div>
       )}
       {diff.config && (

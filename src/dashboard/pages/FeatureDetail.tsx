@@ -16,6 +16,9 @@ import { History } from "./FeatureHistory";
 import { Targeting } from "./FeatureTargeting";
 import { FeatureSettings } from "./FeatureSettings";
 import { OtherEnvironments } from "./OtherEnvironments";
+import { Prerequisites, type ListedFeature } from "../components/Prerequisites";
+import { RolloutLink } from "../components/RolloutLink";
+import type { Prerequisite } from "../release";
 import { TryIt } from "./TryIt";
 
 interface Detail {
@@ -24,6 +27,7 @@ interface Detail {
   config: EnvironmentFeature["config"];
   /** The kill switch (docs/API.md §15): false holds the feature off for everyone here, its rules kept. */
   enabled: boolean;
+  prerequisites: Prerequisite[];
 }
 
 /**
@@ -47,6 +51,8 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   const segments = useLoad(() => get<{ segments: { id: string; name: string }[] }>(`/admin/apps/${enc(app.id)}/segments`).then((answer) => answer.segments), [app.id]);
   const policy = useLoad(() => loadPolicy(environmentId), [environmentId]);
   const requests = useLoad(() => listRequests(environmentId), [environmentId]);
+  // Every feature here, for picking a prerequisite and naming the features that depend on this one.
+  const listed = useLoad(() => get<{ features: ListedFeature[] }>(`/admin/environments/${enc(environmentId)}/features`).then((answer) => answer.features), [environmentId]);
   const governed = useGovernedWrite(scope, policy.data);
   // Kept here, not in the sections: a save reloads the feature, and the sections start afresh on the new version.
   const [notice, setNotice] = useState<ComponentChildren>();
@@ -54,11 +60,14 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   // Stepped by each proposal: the editors start again from the rules as saved, since the proposal changed nothing yet.
   const [proposals, setProposals] = useState(0);
   useEffect(() => setNotice(undefined), [base]);
-  const reload = (message?: string) => {
+  const reload = (message?: ComponentChildren) => {
     setNotice(message);
     detail.reload();
     history.reload();
+    listed.reload();
+    requests.reload();
   };
+  const segmentNames = new Map((segments.data ?? []).map((segment) => [segment.id, segment.name] as const));
   // A save either wrote a version or proposed a change request, which changes nothing yet: the notice says which.
   const saved = (outcome: WriteOutcome, savedMessage: (version: number) => string) => {
     if (outcome.kind === "saved") return reload(savedMessage(outcome.version));
@@ -116,6 +125,19 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
             <strong>Off for everyone in {environment.name}.</strong> The kill switch holds {featureKey} off whatever its rules say; the rules below are kept for when it is switched back on.
           </p>
         )}
+        {detail.data && detail.data.prerequisites.length > 0 && (
+          // The rules below are not the whole story: say so where they are read, not only in the side card.
+          <p class="notice small prerequisites-note">
+            Besides its rules, {featureKey} is on in {environment.name} only where{" "}
+            {detail.data.prerequisites.map((prerequisite, index) => (
+              <>
+                {index > 0 && " and "}
+                <a href={scope.link("features", prerequisite.feature)}>{prerequisite.feature}</a> is {prerequisite.enabled ? "on" : "off"}
+              </>
+            ))}{" "}
+            (its prerequisites).
+          </p>
+        )}
         <PendingBanner requests={requests.data} featureKey={featureKey} environmentName={environment.name} link={(id) => scope.link("change-requests", id)} />
         {detail.data && (
           <div class="feature-layout">
@@ -162,7 +184,24 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
               </TabPanel>
             </div>
             <div class="feature-side">
-              <OtherEnvironments key={`o${detail.data.targeting.version}`} scope={scope} featureKey={featureKey} onCopied={reload} />
+              <OtherEnvironments
+                key={`o${detail.data.targeting.version}:${detail.data.config.version}`}
+                scope={scope}
+                featureKey={featureKey}
+                source={detail.data}
+                segmentNames={segmentNames}
+                onPromoted={(message) => (setNotice(message), requests.reload())}
+              />
+              <Prerequisites
+                key={`p${environmentId}:${JSON.stringify(detail.data.prerequisites)}`}
+                scope={scope}
+                featureKey={featureKey}
+                saved={detail.data.prerequisites}
+                features={listed.data}
+                policy={policy.data}
+                onSaved={reload}
+              />
+              <RolloutLink scope={scope} featureKey={featureKey} canStart={detail.data.targeting.rules.length > 0} />
               <TryIt environmentId={environmentId} featureKey={featureKey} />
               <FeatureSettings
                 key={`s${detail.data.feature.name}${detail.data.feature.description}${detail.data.feature.stage}${detail.data.feature.optInEnabled}${detail.data.feature.link}`}

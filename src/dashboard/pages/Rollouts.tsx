@@ -1,8 +1,14 @@
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
+import { Field } from "../components/Field";
 import { IntervalChart } from "../components/IntervalChart";
+import { StartRollout } from "../components/StartRollout";
+import { loadPolicy } from "../governance";
+import { duration } from "../release";
+import { navigate } from "../router";
 import type { Scope } from "../scope";
 import { ErrorMessage, Page, useLoad, when } from "../ui";
 
@@ -27,7 +33,6 @@ export interface Rollout {
 
 const STATE_LABELS: Record<Rollout["state"], string> = { running: "running", paused: "paused", rolled_back: "rolled back", completed: "completed", cancelled: "cancelled" };
 const signed = (value: number) => `${value >= 0 ? "+" : "−"}${Math.abs(value * 100).toFixed(1)} %`;
-const duration = (seconds: number) => (seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
 
 function StateBadge({ rollout }: { rollout: Rollout }) {
   return <span class={`badge badge-rollout-${rollout.state}`}>{STATE_LABELS[rollout.state]}</span>;
@@ -39,6 +44,7 @@ export function Rollouts({ scope }: { scope: Scope }) {
   return (
     <Page title="Rollouts" subtitle="Guarded rollouts raise a feature's share step by step and roll it back when its guards' tracked events get worse.">
       <ErrorMessage error={rollouts.error} />
+      {scope.canWrite && <StartPicker scope={scope} />}
       <DataTable
         caption="Rollouts in this environment"
         columns={["Feature", "State", "Step", "Started"]}
@@ -60,8 +66,8 @@ export function Rollouts({ scope }: { scope: Scope }) {
         empty={
           <div class="empty">
             <p>
-              <strong>No rollouts yet.</strong> Start one with <code>POST /admin/environments/{scope.environmentId}/features/:key/rollouts</code> or the MCP tool{" "}
-              <code>start_rollout</code> (docs/ROLLOUTS.md).
+              <strong>No rollouts yet.</strong> {scope.canWrite ? "Pick a feature above to start one" : "Editors start them from a feature's rollout page"}, or use the API or
+              the MCP tool <code>start_rollout</code> (docs/ROLLOUTS.md).
             </p>
           </div>
         }
@@ -70,18 +76,53 @@ export function Rollouts({ scope }: { scope: Scope }) {
   );
 }
 
-/** A feature's latest rollout: its steps as a timeline, exposures per group, each guard's interval, and its controls. */
+/** Picks the feature to roll out; its rollout page holds the form. Features without rules here cannot be rolled out. */
+function StartPicker({ scope }: { scope: Scope }) {
+  const features = useLoad(
+    () => get<{ features: { key: string; targeting: { rules: unknown[] } }[] }>(`/admin/environments/${enc(scope.environmentId)}/features`).then((answer) => answer.features.filter((feature) => feature.targeting.rules.length > 0)),
+    [scope.environmentId],
+  );
+  const [picked, setPicked] = useState("");
+  return (
+    <form
+      class="inline start-picker"
+      aria-label="Start a rollout"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (picked) navigate(scope.link("rollouts", picked).slice(1));
+      }}
+    >
+      <ErrorMessage error={features.error} />
+      <Field label="Feature to roll out (those with targeting rules here)">
+        <select value={picked} onChange={(event) => setPicked((event.currentTarget as HTMLSelectElement).value)}>
+          <option value="">Pick a feature…</option>
+          {features.data?.map((feature) => (
+            <option value={feature.key}>{feature.key}</option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" disabled={!picked}>
+        Start a rollout…
+      </button>
+    </form>
+  );
+}
+
+/** A feature's latest rollout: its steps as a timeline, exposures per group, each guard's interval, and its controls; the start form when none is active. */
 export function RolloutDetail({ scope, featureKey }: { scope: Scope; featureKey: string }) {
   const base = `/admin/environments/${enc(scope.environmentId)}/features/${enc(featureKey)}/rollouts`;
   const rollouts = useLoad(() => get<{ rollouts: Rollout[] }>(base).then((answer) => answer.rollouts), [base]);
   const [acting, setActing] = useState<unknown>(undefined);
-  const [notice, setNotice] = useState("");
+  const [notice, setNotice] = useState<ComponentChildren>("");
+  const [warnings, setWarnings] = useState<{ path: string; message: string }[]>([]);
+  const policy = useLoad(() => loadPolicy(scope.environmentId), [scope.environmentId]);
   const rollout = rollouts.data?.[0];
   const act = async (action: "pause" | "resume" | "cancel") => {
     setActing(undefined);
     try {
       const answer = await api<{ rollout: Rollout }>("POST", `${base}/${enc(rollout!.id)}/${action}`);
       setNotice(`Rollout ${STATE_LABELS[answer.rollout.state]}.`);
+      setWarnings([]);
       rollouts.reload();
     } catch (error) {
       setActing(error);
@@ -115,9 +156,31 @@ export function RolloutDetail({ scope, featureKey }: { scope: Scope; featureKey:
     >
       <div aria-live="polite" class="notice-slot">
         {notice && <p class="notice">{notice}</p>}
+        {warnings.length > 0 && (
+          <div class="warning" role="status">
+            <strong>{warnings.length === 1 ? "A warning" : `${warnings.length} warnings`} about this rollout:</strong>
+            <ul>
+              {warnings.map((warning) => (
+                <li>{warning.message}</li>
+              ))}
+            </ul>
+          </div>
+        )}
       </div>
-      <ErrorMessage error={rollouts.error ?? acting} />
+      <ErrorMessage error={rollouts.error ?? acting ?? policy.error} />
       {rollouts.data && !rollout && <p class="empty">No rollout of {featureKey} in this environment yet.</p>}
+      {rollouts.data && !active && scope.canWrite && (
+        <StartRollout
+          scope={scope}
+          featureKey={featureKey}
+          policy={policy.data}
+          onStarted={(answer, message) => {
+            setNotice(message);
+            setWarnings(answer.warnings);
+            rollouts.reload();
+          }}
+        />
+      )}
       {rollout && <RolloutView rollout={rollout} />}
       <p>
         <a href={scope.link("features", featureKey)}>The feature's targeting and history</a> · <a href={scope.link("rollouts")}>All rollouts</a>
