@@ -16,6 +16,7 @@ const ENTRY_POINTS = [
   "workers/shared-port",
   "workers/hop",
   "analytics/summary-vs-scan",
+  "serving/webhooks-under-load",
 ];
 
 describe("bench entry points", () => {
