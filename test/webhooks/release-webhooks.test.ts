@@ -99,6 +99,31 @@ describe(`release flow webhooks (${NATIVE_MODE === "0" ? "native-free" : "native
     expect(sink.received).toHaveLength(7);
   });
 
+  it("hears a rollout rolled back when its guard breaches: the rollback's event carries the rules written back", { timeout: 120_000 }, async () => {
+    const { keys, sink, heard, env } = await world([...ROLLOUT_EVENTS, "targeting.changed"]);
+    const started = await admin("POST", `${env}/features/huddle/rollouts`, { steps: [20, 40, 60, 80, 100], stepSeconds: 1, minExposures: 40, guards: [{ event: "error", direction: "lower_is_better", maxRelativeChange: 0.1 }] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const random = seededRandom(11);
+    let rollout: { state: string } = { state: "running" };
+    for (let round = 0; round < 60 && rollout.state === "running"; round++) {
+      await sendRound(server, keys.production.secretKey, "huddle", { rates: { error: { exposed: 0.6, control: 0.3 } }, plan: () => "pro" }, 200, random, `breach-${round}`);
+      rollout = (await admin("GET", `${env}/features/huddle/rollouts/${started.body.rollout.id}`)).body.rollout;
+    }
+    expect(rollout.state).toBe("rolled_back");
+    const count = 2 * (rollout as unknown as { transitions: unknown[] }).transitions.length;
+    const events = heard(await sink.waitFor(count));
+    const types = events.map((event) => event.type);
+    // Each transition after the step it wrote; the last two are the rollback's rules and the rollback.
+    expect(types[0]).toBe("targeting.changed");
+    expect(types[1]).toBe("rollout.started");
+    expect(types.slice(-2)).toEqual(["targeting.changed", "rollout.rolled_back"]);
+    expect(types.filter((type) => type.startsWith("rollout.")).every((type) => ["rollout.started", "rollout.advanced", "rollout.rolled_back"].includes(type))).toBe(true);
+    const rolledBack = events.at(-1)!;
+    expect(rolledBack.data).toMatchObject({ feature: { key: "huddle" }, after: EVERYONE, details: { rolloutId: started.body.rollout.id, automatic: true } });
+    expect((rolledBack.data.details as { guards: { breached: boolean }[] }).guards[0]!.breached).toBe(true);
+    expect(events.at(-2)!.data.after).toEqual(EVERYONE);
+  });
+
   it("hears a scheduled rollout start suspended when the rules changed before its time", { timeout: 30_000 }, async () => {
     const { sink, heard, env } = await world(["change_request.suspended", "change_request.scheduled", "rollout.started"]);
     expect((await admin("PUT", `${env}/policy`, { requireApproval: true, minApprovals: 1, allowSelfApproval: true })).status).toBe(200);
