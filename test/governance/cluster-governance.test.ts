@@ -129,7 +129,7 @@ describe("governance in cluster mode", () => {
     let live = [a, b, c];
     let killed = false;
     let rollout = await rolloutOn(a);
-    for (let round = 0; round < 80 && rollout.state === "running"; round++) {
+    for (let round = 0, until = Date.now() + 90_000; rollout.state === "running" && Date.now() < until; round++) {
       const node = live[round % live.length]!;
       await sendRound(node, keys.development.secretKey, "racing", { rates: {}, plan: () => "pro" }, 80, random, `race-${round}`);
       rollout = await rolloutOn(a);
@@ -138,6 +138,7 @@ describe("governance in cluster mode", () => {
         killed = true;
         live = [a, b];
       }
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(killed).toBe(true);
     expect(rollout.state, JSON.stringify(rollout)).toBe("completed");

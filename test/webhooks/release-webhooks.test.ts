@@ -63,9 +63,11 @@ describe(`release flow webhooks (${NATIVE_MODE === "0" ? "native-free" : "native
 
     const random = seededRandom(7);
     let rollout: { state: string } = { state: "running" };
-    for (let round = 0; round < 40 && rollout.state === "running"; round++) {
+    // Rounds of traffic until the driver (once a second, 1 s steps) has walked every step, or a minute passed.
+    for (let round = 0, until = Date.now() + 60_000; rollout.state === "running" && Date.now() < until; round++) {
       await sendRound(server, keys.production.secretKey, "huddle", { rates: {}, plan: () => "pro" }, 120, random, `hook-${round}`);
       rollout = (await admin("GET", `${env}/features/huddle/rollouts/${proposed.body.rolloutId}`)).body.rollout;
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(rollout.state).toBe("completed");
 
@@ -105,9 +107,10 @@ describe(`release flow webhooks (${NATIVE_MODE === "0" ? "native-free" : "native
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const random = seededRandom(11);
     let rollout: { state: string } = { state: "running" };
-    for (let round = 0; round < 60 && rollout.state === "running"; round++) {
+    for (let round = 0, until = Date.now() + 60_000; rollout.state === "running" && Date.now() < until; round++) {
       await sendRound(server, keys.production.secretKey, "huddle", { rates: { error: { exposed: 0.6, control: 0.3 } }, plan: () => "pro" }, 200, random, `breach-${round}`);
       rollout = (await admin("GET", `${env}/features/huddle/rollouts/${started.body.rollout.id}`)).body.rollout;
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(rollout.state).toBe("rolled_back");
     const count = 2 * (rollout as unknown as { transitions: unknown[] }).transitions.length;
