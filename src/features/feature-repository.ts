@@ -222,9 +222,9 @@ export class FeatureRepository {
 
   /**
    * Moves a feature's kill switch in one environment, keeping the move in the history. Undefined when the environment
-   * or feature does not exist.
+   * or feature does not exist. `bumpFlagState` false: the caller steps flagStateVersion once for several writes.
    */
-  writeEnabled(environmentId: string, featureKey: string, enabled: boolean, at: string, link?: HistoryLink): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
+  writeEnabled(environmentId: string, featureKey: string, enabled: boolean, at: string, link?: HistoryLink, bumpFlagState = true): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
     const environment = this.tenancy.getEnvironment(environmentId);
     const feature = environment && this.getFeature(environment.appId, featureKey);
     if (!feature) return undefined;
@@ -233,15 +233,16 @@ export class FeatureRepository {
     const state: EnvironmentFeatureState = { ...current, enabled, enabledVersion: version };
     this.states.put(key(environmentId, featureKey), state);
     this.history.put(key(environmentId, featureKey, "enabled", sequenceKeyPart(version)), { kind: "enabled", version, enabled, at, ...link });
-    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    const flagStateVersion = bumpFlagState ? this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)! : environment.flagStateVersion;
     return { state, version, flagStateVersion };
   }
 
   /**
    * Replaces a feature's prerequisites in one environment, keeping the list in the history. Undefined when the
-   * environment or feature does not exist. The caller has checked the list (prerequisite-graph.ts).
+   * environment or feature does not exist. The caller has checked the list (prerequisite-graph.ts); `bumpFlagState`
+   * as writeEnabled's.
    */
-  writePrerequisites(environmentId: string, featureKey: string, prerequisites: Prerequisite[], at: string, link?: HistoryLink): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
+  writePrerequisites(environmentId: string, featureKey: string, prerequisites: Prerequisite[], at: string, link?: HistoryLink, bumpFlagState = true): { state: EnvironmentFeatureState; version: number; flagStateVersion: number } | undefined {
     const environment = this.tenancy.getEnvironment(environmentId);
     const feature = environment && this.getFeature(environment.appId, featureKey);
     if (!feature) return undefined;
@@ -250,7 +251,7 @@ export class FeatureRepository {
     const state: EnvironmentFeatureState = { ...current, prerequisites, prerequisitesVersion: version };
     this.states.put(key(environmentId, featureKey), state);
     this.history.put(key(environmentId, featureKey, "prerequisites", sequenceKeyPart(version)), { kind: "prerequisites", version, prerequisites, at, ...link });
-    const flagStateVersion = this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)!;
+    const flagStateVersion = bumpFlagState ? this.tenancy.bumpFlagStateVersions([environmentId]).get(environmentId)! : environment.flagStateVersion;
     return { state, version, flagStateVersion };
   }
 

@@ -19,13 +19,29 @@ const Timestamp = v.pipe(
   v.check((text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text)), "must be an ISO 8601 time with a zone"),
 );
 
+const PrerequisiteList = v.pipe(
+  v.array(
+    v.object({
+      feature: FeatureKey,
+      enabled: v.boolean("enabled must be true or false"),
+    }),
+    "prerequisites must be an array",
+  ),
+  v.maxLength(20, "a feature may have at most 20 prerequisites"),
+);
+
 const ProposedChangeSchema = v.pipe(
   v.object({
     feature: FeatureKey,
     targeting: v.optional(v.looseObject({ rules: v.array(v.unknown(), "rules must be an array") })),
     config: v.optional(v.looseObject({ variants: v.array(v.unknown(), "variants must be an array") })),
+    enabled: v.optional(v.boolean("enabled must be true or false")),
+    prerequisites: v.optional(PrerequisiteList),
   }),
-  v.check((change) => change.targeting !== undefined || change.config !== undefined, "a change needs targeting or config"),
+  v.check(
+    (change) => change.targeting !== undefined || change.config !== undefined || change.enabled !== undefined || change.prerequisites !== undefined,
+    "a change needs targeting, config, enabled or prerequisites",
+  ),
 );
 
 const Changes = v.pipe(v.array(ProposedChangeSchema, "changes must be an array"), v.minLength(1, "changes must not be empty"), v.maxLength(100, "changes may hold at most 100 features"));
@@ -54,16 +70,7 @@ export const ReviewBody = v.object({
 
 /** `PUT …/features/:key/prerequisites`: the whole list (an empty one removes them). */
 export const PrerequisitesBody = v.object({
-  prerequisites: v.pipe(
-    v.array(
-      v.object({
-        feature: FeatureKey,
-        enabled: v.boolean("enabled must be true or false"),
-      }),
-      "prerequisites must be an array",
-    ),
-    v.maxLength(20, "a feature may have at most 20 prerequisites"),
-  ),
+  prerequisites: PrerequisiteList,
 });
 
 /** `POST …/features/:key/promote`: the environment of the same app to copy the feature's rules and config to. */

@@ -108,6 +108,27 @@ async function freshWebhook(fixture: Fixture, failedDelivery = false): Promise<{
 }
 const WEBHOOK = { url: "http://127.0.0.1:9/matrix", events: ["rollout.completed"] };
 
+/** A fresh feature with targeting rules (API.md §17: one active rollout per feature, so every cell gets its own). */
+async function freshRolloutFeature(fixture: Fixture): Promise<string> {
+  const key = `rollout-${++fixture.counter}`;
+  await ok(request(fixture.url, "PUT", `/admin/apps/${fixture.appId}/features/${key}`, { token: fixture.admin, body: {} }));
+  await ok(request(fixture.url, "PUT", `/admin/environments/${fixture.envId}/features/${key}/targeting`, { token: fixture.admin, body: RULES }));
+  return `/admin/environments/${fixture.envId}/features/${key}/rollouts`;
+}
+
+/**
+ * A running rollout on a fresh feature, its steps a day long so the driver never moves it under the matrix; with
+ * `paused`, paused first (what a resume takes). Its path.
+ */
+async function freshRollout(fixture: Fixture, paused = false): Promise<string> {
+  const rollouts = await freshRolloutFeature(fixture);
+  const started = await ok(request(fixture.url, "POST", rollouts, { token: fixture.admin, body: ROLLOUT }));
+  const path = `${rollouts}/${started.body.rollout.id}`;
+  if (paused) await ok(request(fixture.url, "POST", `${path}/pause`, { token: fixture.admin }));
+  return path;
+}
+const ROLLOUT = { steps: [10, 100], stepSeconds: 86_400 };
+
 const E = "/admin/environments/:envId";
 const CELLS: Cell[] = [
   { method: "POST", path: "/admin/apps", body: { name: "matrix" }, expected: WRITE },
@@ -167,6 +188,21 @@ const CELLS: Cell[] = [
     prepare: async (fixture, credential) => ({ path: `${await proposeRequest(fixture, sessionFor(fixture, credential.startsWith("viewer") ? "owner" : credential))}/cancel` }),
     expected: WRITE,
   },
+  // API.md §17: guarded rollouts; each start and each action on a rollout of its own.
+  { method: "GET", path: `${E}/rollouts`, expected: READ },
+  {
+    method: "POST",
+    path: `${E}/features/:key/rollouts`,
+    body: ROLLOUT,
+    prepare: async (fixture) => ({ path: await freshRolloutFeature(fixture) }),
+    expected: WRITE,
+  },
+  { method: "GET", path: `${E}/features/:key/rollouts`, prepare: async (fixture) => ({ path: await freshRolloutFeature(fixture) }), expected: READ },
+  { method: "GET", path: `${E}/features/:key/rollouts/:rolloutId`, prepare: async (fixture) => ({ path: await freshRollout(fixture) }), expected: READ },
+  { method: "POST", path: `${E}/features/:key/rollouts/:rolloutId/pause`, prepare: async (fixture) => ({ path: `${await freshRollout(fixture)}/pause` }), expected: WRITE },
+  { method: "POST", path: `${E}/features/:key/rollouts/:rolloutId/resume`, prepare: async (fixture) => ({ path: `${await freshRollout(fixture, true)}/resume` }), expected: WRITE },
+  { method: "POST", path: `${E}/features/:key/rollouts/:rolloutId/cancel`, prepare: async (fixture) => ({ path: `${await freshRollout(fixture)}/cancel` }), expected: WRITE },
+  { method: "POST", path: `${E}/features/:key/rollouts/:rolloutId/rollback`, prepare: async (fixture) => ({ path: `${await freshRollout(fixture)}/rollback` }), expected: WRITE },
   { method: "GET", path: `${E}/users/:userId`, expected: READ },
   { method: "GET", path: `${E}/companies/:companyId`, expected: READ },
   { method: "GET", path: `${E}/events`, expected: READ },

@@ -174,7 +174,7 @@ describe(`change requests (${NATIVE_MODE === "0" ? "native-free" : "native"} twi
     expect(await versions()).toEqual(before);
     const read = (await admin("GET", `${requests()}/${conflictId}`)).body.changeRequest;
     expect(read.state).toBe("approved");
-    expect(read.changes[0].diff.current).toEqual({ targetingVersion: 3, configVersion: 0 });
+    expect(read.changes[0].diff.current).toEqual({ targetingVersion: 3, configVersion: 0, enabledVersion: 0, prerequisitesVersion: 0 });
     // The author edits it onto the new base; approvals are void; approved again, it applies.
     const rebased = await as(alice, "PUT", `${requests()}/${conflictId}`, { changes: [{ feature: "huddle", targeting: { rules: PRO } }] });
     expect(rebased.body.changeRequest).toMatchObject({ state: "open", revision: 2, changes: [{ feature: "huddle", base: { targetingVersion: 3 } }] });

@@ -3,12 +3,15 @@
  * writes on another; a change request created, reviewed and applied through three different nodes leaves the same
  * versions everywhere; a scheduled request, armed on every node, is applied exactly once (one version, one audit
  * entry) at its time; and when a node is killed just before the time, the others fire it once and the killed node,
- * restarted, adds nothing.
+ * restarted, adds nothing. A guarded rollout (API.md §17) driven by every node's driver at once, with the official
+ * node SDK's traffic sent to every node and one node killed -9 mid-rollout, applies each step once and ends the same on
+ * every node.
  */
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterPrefix, eventually, startClusterNode, startNatsCluster, type NatsCluster } from "../support/cluster.js";
 import { createApp, request } from "../support/http.js";
+import { seededRandom, sendRound } from "../support/rollouts.js";
 import type { TestServer } from "../support/server.js";
 
 const EVERYONE = [{ filter: { type: "constant", value: true } }];
@@ -108,4 +111,59 @@ describe("governance in cluster mode", () => {
       expect(audit).toHaveLength(1);
     }
   }, 90_000);
+
+  it("drives a rollout once per step though every node's driver races, and finishes it when a node is killed mid-rollout", async () => {
+    const [a, b, c] = nodes as [TestServer, TestServer, TestServer];
+    // Development requires no approval: the rollout starts at once.
+    const env = `/admin/environments/${keys.development.id}`;
+    expect((await admin(a, "PUT", `/admin/apps/${keys.app.id}/features/racing`, {})).status).toBe(200);
+    expect((await admin(a, "PUT", `${env}/features/racing/targeting`, { rules: EVERYONE })).status).toBe(200);
+    await eventually(() => admin(b, "GET", `${env}/features/racing`), (reply) => reply.body.targeting?.version === 1);
+    const started = await admin(b, "POST", `${env}/features/racing/rollouts`, { steps: [20, 40, 60, 100], stepSeconds: 1, minExposures: 20 });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const id = started.body.rollout.id as string;
+    const rolloutOn = async (node: TestServer) => (await admin(node, "GET", `${env}/features/racing/rollouts/${id}`)).body.rollout;
+
+    // Traffic to every live node in turn; c is killed -9 once the rollout has left its first step.
+    const random = seededRandom(11);
+    let live = [a, b, c];
+    let killed = false;
+    let rollout = await rolloutOn(a);
+    for (let round = 0, until = Date.now() + 90_000; rollout.state === "running" && Date.now() < until; round++) {
+      const node = live[round % live.length]!;
+      await sendRound(node, keys.development.secretKey, "racing", { rates: {}, plan: () => "pro" }, 80, random, `race-${round}`);
+      rollout = await rolloutOn(a);
+      if (!killed && rollout.step >= 1) {
+        await c.kill();
+        killed = true;
+        live = [a, b];
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(killed).toBe(true);
+    expect(rollout.state, JSON.stringify(rollout)).toBe("completed");
+
+    // Any late duplicate decision has had time to arrive: each step was written once, everywhere the same.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const revived = await startClusterNode({ nats, prefix, nodeId: "c", dataDir: c.dataDir });
+    nodes[2] = revived;
+    await eventually(() => rolloutOn(revived), (seen) => seen?.state === "completed", 30_000);
+    const views = await Promise.all([a, b, revived].map(rolloutOn));
+    for (const view of views.slice(1)) expect(view).toEqual(views[0]);
+    expect(views[0].transitions.map((transition: { action: string; step: number }) => [transition.action, transition.step])).toEqual([
+      ["rollout.started", 0],
+      ["rollout.advanced", 1],
+      ["rollout.advanced", 2],
+      ["rollout.completed", 3],
+    ]);
+    for (const node of [a, b, revived]) {
+      const history = (await admin(node, "GET", `${env}/features/racing/history`)).body.versions.filter((entry: { kind: string; rolloutId?: string }) => entry.kind === "targeting" && entry.rolloutId === id);
+      expect(history.map((entry: { version: number }) => entry.version)).toEqual([2, 3, 4, 5]);
+      expect(views[0].steps.map((step: { targetingVersion: number }) => step.targetingVersion)).toEqual([2, 3, 4, 5]);
+      const audit = (await admin(node, "GET", "/admin/audit?limit=1000")).body.entries.filter((entry: { entity: { id: string } }) => entry.entity.id === id);
+      expect(audit.map((entry: { action: string }) => entry.action).sort()).toEqual(["rollout.advanced", "rollout.advanced", "rollout.completed", "rollout.started"]);
+      const feature = (await admin(node, "GET", `${env}/features/racing`)).body;
+      expect(feature.targeting).toMatchObject({ version: 5, rules: EVERYONE });
+    }
+  }, 150_000);
 });

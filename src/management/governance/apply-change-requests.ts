@@ -1,7 +1,7 @@
 /**
  * Appliers for change requests (API.md §15). Applying one is a compare-and-swap on the versions each change was based
- * on, all or nothing: every check runs before the first write, then one version per changed targeting/config, one
- * flagStateVersion step for the environment, and history entries naming the request. The scheduler's firing is a
+ * on, all or nothing: every check runs before the first write, then one version per changed targeting, config, kill
+ * switch or prerequisites list, one flagStateVersion step for the environment, and history entries naming the request. The scheduler's firing is a
  * change too, so a replicated log applies it once whichever node sent it.
  */
 import type { Actor } from "../../accounts/principal.js";
@@ -14,7 +14,9 @@ import { refused, type AuditRecord } from "../outcome.js";
 import { segmentLookup } from "../targeting-writes.js";
 import { actsAsOwner } from "./approval-gate.js";
 import { reviewerIdOf, rolloutIdOf, type BasedChange, type ChangeRequestRecord, type ProposedChange } from "./change-request-records.js";
-import { beginRollout, startRefusal } from "../rollouts/apply-rollouts.js";
+import { beginRollout, startDetails, startRefusal } from "../rollouts/apply-rollouts.js";
+import { prerequisitesOf, type EnvironmentFeatureState, type Prerequisite } from "../../features/feature-records.js";
+import { prerequisiteIssues } from "./prerequisite-checks.js";
 import { ChangeRequestRepository } from "./change-request-repository.js";
 import { PolicyRepository, type EnvironmentPolicy } from "./policy.js";
 
@@ -45,7 +47,8 @@ function based(context: ApplyContext, environment: EnvironmentRecord, changes: P
       return { code: "INVALID_BODY", message: ERRORS_INVALID, validationErrors: [{ path: `changes.${index}.feature`, message: `No feature ${change.feature}` }] };
     }
     const state = context.features.rulesOf(environment.id, change.feature);
-    result.push({ ...change, base: { targetingVersion: state.targeting.version, configVersion: state.config.version } });
+    const base = { targetingVersion: state.targeting.version, configVersion: state.config.version, enabledVersion: state.enabledVersion ?? 0, prerequisitesVersion: state.prerequisitesVersion ?? 0 };
+    result.push({ ...change, base });
   }
   return result;
 }
@@ -75,13 +78,41 @@ function initialState(request: ChangeRequestRecord, policy: EnvironmentPolicy): 
   return !policy.requireApproval && request.scheduledAt !== null ? "scheduled" : "open";
 }
 
-type Written = { ok: true; flagStateVersion: number; features: { feature: string; targetingVersion: number; configVersion: number; rolloutId?: string }[] } | { ok: false; error: ErrorData };
+/** One feature's line in the apply's audit details: its versions after, and what moved besides targeting and config. */
+type WrittenFeature = {
+  feature: string;
+  targetingVersion: number;
+  configVersion: number;
+  enabled?: { from: boolean; to: boolean };
+  enabledVersion?: number;
+  prerequisites?: { from: Prerequisite[]; to: Prerequisite[] };
+  prerequisitesVersion?: number;
+  rolloutId?: string;
+  /** The started rollout's details, as its own start records them: the webhooks raise `rollout.started` from them. */
+  rollout?: Record<string, unknown>;
+};
+type Written = { ok: true; flagStateVersion: number; features: WrittenFeature[] } | { ok: false; error: ErrorData };
+
+/** The kill switch's or the prerequisites' version moved since the request was based on it (a change that sets it). */
+function sideConflict(proposed: BasedChange, state: EnvironmentFeatureState): string | undefined {
+  const moved: string[] = [];
+  if (proposed.enabled !== undefined && (state.enabledVersion ?? 0) !== (proposed.base.enabledVersion ?? 0)) {
+    moved.push(`kill switch now version ${state.enabledVersion ?? 0}, based on ${proposed.base.enabledVersion ?? 0}`);
+  }
+  if (proposed.prerequisites !== undefined && (state.prerequisitesVersion ?? 0) !== (proposed.base.prerequisitesVersion ?? 0)) {
+    moved.push(`prerequisites now version ${state.prerequisitesVersion ?? 0}, based on ${proposed.base.prerequisitesVersion ?? 0}`);
+  }
+  return moved.length > 0 ? `${proposed.feature} (${moved.join("; ")})` : undefined;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The compare-and-swap and every write of a request, or what stopped it (nothing written then). */
 function writeRequest(context: ApplyContext, environment: EnvironmentRecord, request: ChangeRequestRecord, change: ChangeEnvelope): Written {
   const { features } = context;
   const conflicts: string[] = [];
   const prepared = new Map<string, Extract<PreparedTargeting, { ok: true }>>();
+  const graph = features.prerequisiteGraph(environment.id, environment.appId);
   for (const [index, proposed] of request.changes.entries()) {
     const feature = features.getFeature(environment.appId, proposed.feature);
     if (!feature) {
@@ -91,6 +122,14 @@ function writeRequest(context: ApplyContext, environment: EnvironmentRecord, req
     const state = features.rulesOf(environment.id, proposed.feature);
     if (state.targeting.version !== proposed.base.targetingVersion || state.config.version !== proposed.base.configVersion) {
       conflicts.push(`${proposed.feature} (now targeting version ${state.targeting.version}, config version ${state.config.version}; based on ${proposed.base.targetingVersion} and ${proposed.base.configVersion})`);
+    }
+    const moved = sideConflict(proposed, state);
+    if (moved) conflicts.push(moved);
+    if (proposed.prerequisites) {
+      // Other features' prerequisites may have moved since the request was checked: the graph is checked again as it is now.
+      const issues = prerequisiteIssues(features, environment.appId, proposed.feature, proposed.prerequisites, graph, `changes.${index}.prerequisites`);
+      if (issues.length > 0) return { ok: false, error: { code: "CONFLICT", message: `${issues[0]!.path}: ${issues.map((issue) => issue.message).join("; ")}` } };
+      graph.set(proposed.feature, proposed.prerequisites);
     }
     if (proposed.targeting) {
       const rules = prepareTargeting(proposed.targeting.rules, segmentLookup(context, environment.appId));
@@ -107,16 +146,30 @@ function writeRequest(context: ApplyContext, environment: EnvironmentRecord, req
     return { ok: false, error: { code: "CONFLICT", message } };
   }
   const link = historyLink(context, change, request.id);
-  const written: { feature: string; targetingVersion: number; configVersion: number; rolloutId?: string }[] = [];
+  const written: WrittenFeature[] = [];
   for (const proposed of request.changes) {
+    const before = features.rulesOf(environment.id, proposed.feature);
+    const line: Partial<WrittenFeature> = {};
     const rules = prepared.get(proposed.feature);
     if (rules) features.writeRules(environment.id, proposed.feature, "targeting", rules.served, change.at, link, rules.segmentRules, false);
     if (proposed.config) features.writeRules(environment.id, proposed.feature, "config", proposed.config.variants, change.at, link, undefined, false);
+    // The kill switch and the prerequisites: written only where they move, as their direct writes are.
+    const wasEnabled = before.enabled !== false;
+    if (proposed.enabled !== undefined && proposed.enabled !== wasEnabled) {
+      line.enabledVersion = features.writeEnabled(environment.id, proposed.feature, proposed.enabled, change.at, link, false)!.version;
+      line.enabled = { from: wasEnabled, to: proposed.enabled };
+    }
+    const previous = prerequisitesOf(before);
+    if (proposed.prerequisites !== undefined && !same(previous, proposed.prerequisites)) {
+      line.prerequisitesVersion = features.writePrerequisites(environment.id, proposed.feature, proposed.prerequisites, change.at, link, false)!.version;
+      line.prerequisites = { from: previous, to: proposed.prerequisites };
+    }
     // A rollout's start: its first step's targeting (its checks passed above). The request's author started it.
     const begun = proposed.rollout && beginRollout(context, environment, proposed.feature, rolloutIdOf(request), proposed.rollout, request.createdBy, { at: change.at, link });
     if (begun && !begun.ok) return begun;
+    if (begun) Object.assign(line, { rolloutId: begun.rollout.id, rollout: startDetails(begun) });
     const state = features.rulesOf(environment.id, proposed.feature);
-    written.push({ feature: proposed.feature, targetingVersion: state.targeting.version, configVersion: state.config.version, ...(begun ? { rolloutId: begun.rollout.id } : {}) });
+    written.push({ feature: proposed.feature, targetingVersion: state.targeting.version, configVersion: state.config.version, ...line });
   }
   const flagStateVersion = context.tenancy.bumpFlagStateVersions([environment.id]).get(environment.id)!;
   return { ok: true, flagStateVersion, features: written };

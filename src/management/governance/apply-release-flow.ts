@@ -1,12 +1,12 @@
 /** Appliers for a feature's prerequisites and its promotion between environments (API.md §15). */
 import type { ValidationIssue } from "../../errors/catalogue.js";
 import { prerequisitesOf, type Prerequisite } from "../../features/feature-records.js";
-import { cycleThrough, deepestChain, describeCycle, MAX_PREREQUISITE_DEPTH } from "../../features/prerequisite-graph.js";
 import type { Appliers } from "../apply-context.js";
 import { historyLink } from "../apply-context.js";
 import { refused } from "../outcome.js";
 import { prepareTargeting } from "../segments/inline.js";
 import { segmentLookup } from "../targeting-writes.js";
+import { prerequisiteIssues } from "./prerequisite-checks.js";
 
 type ReleaseFlowAppliers = Pick<Appliers, "feature.prerequisites" | "feature.promote">;
 
@@ -21,28 +21,9 @@ export const RELEASE_FLOW_APPLIERS: ReleaseFlowAppliers = {
     const feature = environment && features.getFeature(environment.appId, change.featureKey);
     if (!environment || !feature) return refused("NOT_FOUND", `No feature ${change.featureKey}.`);
     // Checked here, against the store as it is when the change applies, so every node decides alike.
-    const issues: ValidationIssue[] = [];
-    const seen = new Set<string>();
-    change.prerequisites.forEach(({ feature: parent }, index) => {
-      const path = `prerequisites.${index}.feature`;
-      if (parent === feature.key) issues.push({ path, message: `${parent} cannot be its own prerequisite` });
-      else if (!features.getFeature(environment.appId, parent)) issues.push({ path, message: `No feature ${parent} in this app` });
-      else if (seen.has(parent)) issues.push({ path, message: `${parent} is listed twice` });
-      seen.add(parent);
-    });
-    if (issues.length > 0) return invalid(issues.map((issue) => issue.message).join("; "), issues);
     const graph = features.prerequisiteGraph(environment.id, environment.appId);
-    const cycle = cycleThrough(graph, feature.key, change.prerequisites);
-    if (cycle) {
-      const index = change.prerequisites.findIndex((prerequisite) => prerequisite.feature === cycle[1]);
-      const message = `These prerequisites would close a cycle: ${describeCycle(cycle)}`;
-      return invalid(message, [{ path: `prerequisites.${index}.feature`, message }]);
-    }
-    graph.set(feature.key, change.prerequisites);
-    if (deepestChain(graph) > MAX_PREREQUISITE_DEPTH) {
-      const message = `A chain of prerequisites may pass through at most ${MAX_PREREQUISITE_DEPTH} features`;
-      return invalid(message, [{ path: "prerequisites", message }]);
-    }
+    const issues = prerequisiteIssues(features, environment.appId, feature.key, change.prerequisites, graph, "prerequisites");
+    if (issues.length > 0) return invalid(issues.map((issue) => issue.message).join("; "), issues);
     const current = features.rulesOf(environment.id, feature.key);
     const before = prerequisitesOf(current);
     if (same(before, change.prerequisites)) {

@@ -1,22 +1,34 @@
 /** Change requests (API.md §15) as stored: a proposed set of targeting/config changes to one environment. */
 import type { Actor } from "../../accounts/principal.js";
+import type { Prerequisite } from "../../features/feature-records.js";
 import type { RolloutSettings } from "../rollouts/rollout-records.js";
 
 export const CHANGE_REQUEST_STATES = ["open", "approved", "rejected", "cancelled", "scheduled", "applied", "suspended"] as const;
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number];
 
-/** One feature's proposed targeting and/or config, as saved (targeting may name segments; inlined when applied). */
+/**
+ * One feature's proposed targeting, config, kill switch and/or prerequisites, as saved (targeting may name segments;
+ * inlined when applied).
+ */
 export interface ProposedChange {
   feature: string;
   targeting?: { rules: unknown[] };
   config?: { variants: unknown[] };
+  /** The kill switch's position to set. */
+  enabled?: boolean;
+  /** The whole list of prerequisites to set in the request's environment (`[]` removes them). */
+  prerequisites?: Prerequisite[];
   /** A guarded rollout (API.md §17) to start on the feature when applied, where the policy makes its start a request. */
   rollout?: RolloutSettings;
 }
 
-/** A proposed change with the versions it was based on: apply is a compare-and-swap on them. */
+/**
+ * A proposed change with the versions it was based on: apply is a compare-and-swap on them (targeting and config
+ * always; the kill switch's and the prerequisites' when the change sets them). Requests stored before the kill switch
+ * and prerequisites could be proposed lack those two.
+ */
 export interface BasedChange extends ProposedChange {
-  base: { targetingVersion: number; configVersion: number };
+  base: { targetingVersion: number; configVersion: number; enabledVersion?: number; prerequisitesVersion?: number };
 }
 
 export interface ChangeRequestReview {

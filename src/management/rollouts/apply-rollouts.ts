@@ -155,6 +155,15 @@ export function beginRollout(
   return { ok: true, rollout, written };
 }
 
+/**
+ * What a start records (the `rollout.started` audit entry's details; inside a change request's `change-request.apply`
+ * entry, the feature's `rollout`, from which the webhooks raise `rollout.started` too).
+ */
+export function startDetails({ rollout, written }: { rollout: RolloutRecord; written: Extract<Written, { ok: true }> }): Record<string, unknown> {
+  const { guards, steps, stepSeconds, minExposures, attribute, onBreach } = rollout;
+  return { rolloutId: rollout.id, step: 0, percent: rollout.steps[0], steps, stepSeconds, minExposures, attribute, onBreach, guards, reason: null, before: written.before, after: written.after, toVersion: written.version };
+}
+
 export const ROLLOUT_APPLIERS: RolloutAppliers = {
   "rollout.start"(context, change) {
     const environment = context.tenancy.getEnvironment(change.environmentId);
@@ -164,16 +173,7 @@ export const ROLLOUT_APPLIERS: RolloutAppliers = {
     const begun = beginRollout(context, environment, change.featureKey, change.rolloutId, change.settings, change.actor, stampOf(context, change));
     if (!begun.ok) return begun;
     const { rollout, written } = begun;
-    const { guards, steps, stepSeconds, minExposures, attribute, onBreach } = rollout;
-    return done(
-      rollout,
-      {
-        action: ACTIONS.start,
-        entity: entity(rollout),
-        details: { rolloutId: rollout.id, step: 0, percent: rollout.steps[0], steps, stepSeconds, minExposures, attribute, onBreach, guards, reason: null, before: written.before, after: written.after, toVersion: written.version },
-      },
-      written.flagStateVersion,
-    );
+    return done(rollout, { action: ACTIONS.start, entity: entity(rollout), details: startDetails(begun) }, written.flagStateVersion);
   },
 
   "rollout.transition"(context, change) {

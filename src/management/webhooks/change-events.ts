@@ -46,10 +46,43 @@ function changeRequestEvent(type: WebhookEventType): FromAudit {
   };
 }
 
-/** A rollout step (API.md §17): its audit details' `from` and `to`, when it gives them, are the before and after. */
+/**
+ * A rollout transition (API.md §17): the served rules before and after, for transitions that write targeting (a step,
+ * a rollback), are the event's before and after, so its diff is the step's.
+ */
 function rolloutEvent(type: WebhookEventType): FromAudit {
-  return (audit) => [{ type, ...about(audit), before: audit.details.from ?? null, after: audit.details.to ?? null, details: audit.details }];
+  return (audit) => [{ type, ...about(audit), before: audit.details.before ?? null, after: audit.details.after ?? null, details: audit.details }];
 }
+
+/** One feature's line of a change request's apply (apply-change-requests.ts). */
+interface AppliedFeature {
+  feature: string;
+  enabled?: { from: boolean; to: boolean };
+  rollout?: Record<string, unknown>;
+}
+
+/**
+ * A change request's apply (by hand or on its schedule) is one audit entry, but what it did is heard as the direct
+ * writes would be: a kill switch it moved is a `targeting.changed` like the switch's own, a rollout it started a
+ * `rollout.started` (details as the direct start's, plus the request's id); then `change_request.applied`.
+ */
+const changeRequestApplied: FromAudit = (audit) => {
+  const features = (audit.details.features ?? []) as AppliedFeature[];
+  const where = { appId: audit.entity.appId ?? null, environmentId: audit.entity.environmentId ?? null };
+  const changeRequestId = audit.entity.id;
+  const raised: RaisedEvent[] = [];
+  for (const line of features) {
+    if (line.enabled) {
+      raised.push({ type: "targeting.changed", ...where, featureKey: line.feature, before: { enabled: line.enabled.from }, after: { enabled: line.enabled.to }, details: { killSwitch: true, changeRequestId } });
+    }
+  }
+  for (const line of features) {
+    if (line.rollout) {
+      raised.push({ type: "rollout.started", ...where, featureKey: line.feature, before: line.rollout.before ?? null, after: line.rollout.after ?? null, details: { ...line.rollout, changeRequestId } });
+    }
+  }
+  return [...raised, ...changeRequestEvent("change_request.applied")(audit)];
+};
 
 /** Audit action → the events it raises (besides `targeting.changed`/`config.changed`, read from the rules writes). */
 export const AUDIT_ACTION_EVENTS: Readonly<Record<string, FromAudit>> = {
@@ -62,7 +95,7 @@ export const AUDIT_ACTION_EVENTS: Readonly<Record<string, FromAudit>> = {
   "change-request.update": (audit) => ((audit.details.to as string) === "scheduled" ? changeRequestEvent("change_request.scheduled")(audit) : []),
   "change-request.approve": changeRequestEvent("change_request.approved"),
   "change-request.reject": changeRequestEvent("change_request.rejected"),
-  "change-request.apply": changeRequestEvent("change_request.applied"),
+  "change-request.apply": changeRequestApplied,
   "change-request.suspend": changeRequestEvent("change_request.suspended"),
   "rollout.started": rolloutEvent("rollout.started"),
   "rollout.advanced": rolloutEvent("rollout.advanced"),

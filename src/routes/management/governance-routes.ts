@@ -11,6 +11,7 @@ import { SegmentRepository } from "../../management/segments/segment-repository.
 import { randomBase62 } from "../../tenancy/identifiers.js";
 import type { EnvironmentRecord } from "../../tenancy/tenancy-records.js";
 import { PolicyRepository } from "../../management/governance/policy.js";
+import { prerequisiteIssues } from "../../management/governance/prerequisite-checks.js";
 import { ChangeRequestRepository } from "../../management/governance/change-request-repository.js";
 import { CHANGE_REQUEST_STATES, type ProposedChange } from "../../management/governance/change-request-records.js";
 import { environmentOrNotFound } from "../core/route-lookups.js";
@@ -27,13 +28,15 @@ const read = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services
 const write = (handle: RouteSpec<Services>["handle"]) => managementRoute<Services>("write", BODY_LIMITS.admin, handle);
 
 /**
- * Every proposed change checked as its direct write would be: a 400 at `changes.N.…`. Segments named must exist.
+ * Every proposed change checked as its direct write would be: a 400 at `changes.N.…`. Segments named must exist;
+ * prerequisites pass the direct write's checks, cycles through other changes of the request included.
  * A feature listed twice is refused: a request holds one change per feature.
  */
 function checkedChanges(context: Context, environment: EnvironmentRecord, changes: ProposedChange[]): ProposedChange[] {
   const issues: { path: string; message: string }[] = [];
   const segments = new SegmentRepository(context.services.store);
   const seen = new Set<string>();
+  const graph = context.services.features.prerequisiteGraph(environment.id, environment.appId);
   changes.forEach((change, index) => {
     if (seen.has(change.feature)) issues.push({ path: `changes.${index}.feature`, message: `${change.feature} is listed twice` });
     seen.add(change.feature);
@@ -47,6 +50,12 @@ function checkedChanges(context: Context, environment: EnvironmentRecord, change
       const validated = validateConfig(change.config);
       if (!validated.ok) for (const issue of validated.issues) issues.push({ path: `changes.${index}.config${issue.path ? `.${issue.path}` : ""}`, message: issue.message });
     }
+    if (change.prerequisites !== undefined) {
+      // Checked against the graph with the request's earlier changes in it: two changes that close a cycle together are refused.
+      const found = prerequisiteIssues(context.services.features, environment.appId, change.feature, change.prerequisites, graph, `changes.${index}.prerequisites`);
+      issues.push(...found);
+      if (found.length === 0) graph.set(change.feature, change.prerequisites);
+    }
   });
   if (issues.length > 0) throw new ServiceError("INVALID_BODY", undefined, issues);
   // Stored as saved: only the lists, not whatever else the client sent beside them.
@@ -54,6 +63,8 @@ function checkedChanges(context: Context, environment: EnvironmentRecord, change
     feature: change.feature,
     ...(change.targeting ? { targeting: { rules: change.targeting.rules } } : {}),
     ...(change.config ? { config: { variants: change.config.variants } } : {}),
+    ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
+    ...(change.prerequisites ? { prerequisites: change.prerequisites.map(({ feature, enabled }) => ({ feature, enabled })) } : {}),
   }));
 }
 

@@ -1,4 +1,8 @@
-/** A change request as the API answers it (API.md §15): each change with a diff against the rules current now. */
+/**
+ * A change request as the API answers it (API.md §15): each change with a diff against what is current now (rules,
+ * variants, the kill switch, prerequisites).
+ */
+import { prerequisitesOf } from "../../features/feature-records.js";
 import type { FeatureRepository } from "../../features/feature-repository.js";
 import type { ChangeRequestRecord } from "../../management/governance/change-request-records.js";
 
@@ -21,7 +25,9 @@ export function presentChangeRequest(services: { features: FeatureRepository }, 
     const diff = {
       ...(change.targeting ? { targeting: listDiff(current.targeting.segmentRules ?? current.targeting.rules, change.targeting.rules) } : {}),
       ...(change.config ? { config: listDiff(current.config.variants, change.config.variants) } : {}),
-      current: { targetingVersion: current.targeting.version, configVersion: current.config.version },
+      ...(change.enabled !== undefined ? { enabled: { from: current.enabled !== false, to: change.enabled, changed: (current.enabled !== false) !== change.enabled } } : {}),
+      ...(change.prerequisites ? { prerequisites: listDiff(prerequisitesOf(current), change.prerequisites) } : {}),
+      current: { targetingVersion: current.targeting.version, configVersion: current.config.version, enabledVersion: current.enabledVersion ?? 0, prerequisitesVersion: current.prerequisitesVersion ?? 0 },
     };
     return { ...change, diff };
   });
