@@ -12,10 +12,10 @@ import { featureDefinitions, trafficEntitiesBodies } from "../bench/support/fixt
 import { BENCH_ADMIN_TOKEN, startGroupCommitServer } from "../bench/support/processes.js";
 import { percentile, startLagSampler, waitCaughtUp } from "../bench/support/projection.js";
 import { postBulk, seedApp } from "../bench/support/seed.js";
-import { runStreamProcess, runStreams, type StreamFigures } from "./support/load-streams.js";
+import { runStreamProcess, runStreams, type StreamFigures } from "../bench/support/load-streams.js";
 import { p99Bound, scrape } from "./support/server-latency.js";
 import { start } from "./support/service-process.js";
-import type { StreamKind, StreamSpec } from "./support/stream-spec.js";
+import type { StreamKind, StreamSpec } from "../bench/support/stream-spec.js";
 
 const USAGE = `node dist/tools/soak.js [options]
 

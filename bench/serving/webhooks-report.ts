@@ -2,7 +2,7 @@
  * The deliveries-under-load bench's summary: deliveries per second in B and C, whether the backlog held, and B
  * against A for every load figure, with the spread between rounds so that "beyond noise" can be judged.
  */
-import type { StreamFigures } from "../../tools/support/load-streams.js";
+import type { StreamFigures } from "../support/load-streams.js";
 import { median, spread } from "../support/stats.js";
 
 export interface PhaseRun {

@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runStreamProcess, runStreams, type StreamFigures } from "../../tools/support/load-streams.js";
-import type { StreamKind, StreamSpec } from "../../tools/support/stream-spec.js";
+import { runStreamProcess, runStreams, type StreamFigures } from "../support/load-streams.js";
+import type { StreamKind, StreamSpec } from "../support/stream-spec.js";
 import { featureDefinitions, trafficEntitiesBodies } from "../support/fixtures.js";
 import { BENCH_ADMIN_TOKEN, startService, tempDir } from "../support/processes.js";
 import { waitCaughtUp } from "../support/projection.js";

@@ -2,7 +2,7 @@
  * The soak's three kinds of traffic, built the same way in whichever process sends them (see stream-process.ts):
  * closures cannot cross a process boundary, so a stream travels as its kind, its keys and where its numbering starts.
  */
-import { bulkMixedBody, eventBody, trafficQueries } from "../../bench/support/fixtures.js";
+import { bulkMixedBody, eventBody, trafficQueries } from "./fixtures.js";
 import { getStream, postStream, type Stream } from "./load-streams.js";
 import type { StreamSpec } from "./stream-spec.js";
 
