@@ -20,14 +20,30 @@ export interface ListDiff {
   changed: boolean;
 }
 
+/** A prerequisite as the API writes it: the feature is on only where `feature`'s access is (or is not) on. */
+export interface RequestPrerequisite {
+  feature: string;
+  enabled: boolean;
+}
+
 export interface RequestChange {
   feature: string;
-  base: { targetingVersion: number; configVersion: number };
+  base: { targetingVersion: number; configVersion: number; enabledVersion?: number; prerequisitesVersion?: number };
   targeting?: { rules: unknown[] };
   config?: { variants: unknown[] };
+  /** The kill switch to set (API.md §15): true serves the feature again, false turns it off for everyone. */
+  enabled?: boolean;
+  /** The whole list of prerequisites to set (`[]` removes them). */
+  prerequisites?: RequestPrerequisite[];
   /** A guarded rollout's settings (docs/API.md §17): applying the request starts it. */
   rollout?: { steps: number[]; stepSeconds: number; minExposures: number; attribute: string; guards: { event: string; direction: string; maxRelativeChange: number }[]; onBreach: string };
-  diff: { targeting?: ListDiff; config?: ListDiff; current: { targetingVersion: number; configVersion: number } };
+  diff: {
+    targeting?: ListDiff;
+    config?: ListDiff;
+    enabled?: { from: boolean; to: boolean; changed: boolean };
+    prerequisites?: { from: RequestPrerequisite[]; to: RequestPrerequisite[]; changed: boolean };
+    current: { targetingVersion: number; configVersion: number; enabledVersion?: number; prerequisitesVersion?: number };
+  };
 }
 
 export interface Review {
@@ -85,7 +101,7 @@ export interface Proposal {
   title: string;
   description?: string;
   scheduledAt?: string;
-  changes: { feature: string; targeting?: { rules: unknown[] }; config?: { variants: unknown[] } }[];
+  changes: { feature: string; targeting?: { rules: unknown[] }; config?: { variants: unknown[] }; enabled?: boolean; prerequisites?: RequestPrerequisite[] }[];
 }
 
 export const createRequest = (environmentId: string, proposal: Proposal) =>

@@ -189,7 +189,7 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     expectCleanConsole(errors);
   });
 
-  it("switches a feature off at once from the list; back on, an editor is told it needs an owner", async () => {
+  it("switches a feature off at once from the list; back on, an editor proposes it as a change request", async () => {
     const { page, errors } = ana;
     await navLink(page, "Features").click();
     const toggle = page.getByRole("switch", { name: "checkout served in production" });
@@ -203,8 +203,19 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     // The list reloads: the production column shows it off too.
     await page.getByRole("link", { name: "off in production" }).waitFor();
     await page.getByRole("switch", { name: "checkout served in production" }).click();
-    await page.getByText("checkout stays off: switching it back on in production needs approval").waitFor();
+    const dialog = page.getByRole("dialog", { name: "Propose switching checkout back on in production" });
+    await dialog.waitFor();
+    await expectNoSeriousA11yViolations(page, "an editor's proposal to switch a feature back on");
+    expect(await dialog.getByLabel("Title").inputValue()).toBe("Switch checkout back on");
+    await dialog.getByLabel("Title").press("End");
+    await page.keyboard.type(" after the incident");
+    await dialog.getByRole("button", { name: "Propose change request" }).press("Enter");
+    await page.getByText("checkout stays off until change request “Switch checkout back on after the incident” is approved and applied").waitFor();
     expect((await targeting(production)).enabled).toBe(false);
+    const proposed = (await requests()).find((request: { title: string }) => request.title === "Switch checkout back on after the incident");
+    expect(proposed).toMatchObject({ state: "open", changes: [{ feature: "checkout", enabled: true }] });
+    // Cancelled here: the owner's bypass below switches it on instead.
+    expect((await asSession(harness.url, await signIn(harness.url, "ana@example.com"), "POST", `/admin/environments/${production}/change-requests/${proposed.id}/cancel`, {})).status).toBe(200);
     await expectNoSeriousA11yViolations(page, "features list with a switched-off feature");
     await screenshot(harness, page, "kill-switch-list");
     expectCleanConsole(errors);
@@ -367,6 +378,27 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     expect(await page.getByRole("region", { name: "Review and apply" }).getByRole("button").count()).toBe(0);
     expect(await page.getByRole("switch").count()).toBe(0);
     await expectNoSeriousA11yViolations(page, "a change request as a viewer");
+    expectCleanConsole(errors);
+  });
+
+  it("reads a request that turns a feature back on and sets its prerequisites, in words", async () => {
+    await adminRequest(harness.server, "PUT", `/admin/apps/${appId}/features/express`, { name: "express" });
+    expect((await adminRequest(harness.server, "PUT", `/admin/environments/${production}/features/express/enabled`, { enabled: false })).status).toBe(200);
+    const created = await adminRequest(harness.server, "POST", `/admin/environments/${production}/change-requests`, {
+      title: "Express back, behind checkout",
+      changes: [{ feature: "express", enabled: true, prerequisites: [{ feature: "checkout", enabled: true }] }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { page, errors } = ben;
+    await page.goto(`${harness.url}/dashboard/#/apps/${appId}/environments/${production}/change-requests/${created.body.changeRequest.id}`);
+    await page.getByRole("heading", { name: "Express back, behind checkout", level: 1 }).waitFor();
+    const change = page.getByRole("region", { name: "express" });
+    await change.getByRole("heading", { name: "Kill switch" }).waitFor();
+    await change.getByText("Applying turns express back on: its rules are served again.").waitFor();
+    await change.getByRole("heading", { name: "Prerequisites" }).waitFor();
+    expect(((await change.locator(".diff-row-added").textContent()) ?? "").replace(/\s+/g, " ")).toBe("Added checkout must be on");
+    await screenshot(harness, page, "change-request-switch-prerequisites");
+    await expectNoSeriousA11yViolations(page, "a request carrying the kill switch and prerequisites");
     expectCleanConsole(errors);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, type Filter } from "../rules/model";
-import type { ListDiff, RequestChange, RuleChange } from "../governance";
+import type { ListDiff, RequestChange, RequestPrerequisite, RuleChange } from "../governance";
 import { duration } from "../release";
 
 const TAG: Record<RuleChange, string> = { added: "Added", removed: "Removed", changed: "Changed", unchanged: "Unchanged" };
@@ -52,6 +52,32 @@ function ListChanges({ diff, noun, text }: { diff: ListDiff; noun: string; text(
   );
 }
 
+const condition = (prerequisite: RequestPrerequisite) => `${prerequisite.feature} must be ${prerequisite.enabled ? "on" : "off"}`;
+
+/** Prerequisites by feature, as a reviewer reads them: which are added, removed, flipped, or kept. */
+function PrerequisiteChanges({ from, to }: { from: RequestPrerequisite[]; to: RequestPrerequisite[] }) {
+  const before = new Map(from.map((prerequisite) => [prerequisite.feature, prerequisite]));
+  const after = new Map(to.map((prerequisite) => [prerequisite.feature, prerequisite]));
+  const rows: { change: RuleChange; text: string }[] = [
+    ...to.map((prerequisite) => {
+      const old = before.get(prerequisite.feature);
+      if (old === undefined) return { change: "added" as const, text: condition(prerequisite) };
+      return old.enabled === prerequisite.enabled ? { change: "unchanged" as const, text: condition(prerequisite) } : { change: "changed" as const, text: `${condition(old)} → ${condition(prerequisite)}` };
+    }),
+    ...from.filter((prerequisite) => !after.has(prerequisite.feature)).map((prerequisite) => ({ change: "removed" as const, text: condition(prerequisite) })),
+  ];
+  if (rows.length === 0) return <p class="empty-inline">No prerequisites before or after.</p>;
+  return (
+    <ol class="rule-diff">
+      {rows.map(({ change, text }) => (
+        <li class={`diff-row diff-row-${change}`}>
+          <span class={`diff-tag diff-tag-${change}`}>{TAG[change]}</span> <span class="diff-what">{text}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /**
  * One feature's proposed change against the rules it has now. `applied` requests compare with rules they wrote, so
  * they read as unchanged; a base older than the feature's current version is said, since applying would conflict.
@@ -60,14 +86,23 @@ export function ChangeDiff({ change, link, segmentNames, settled }: { change: Re
   const { diff, base } = change;
   const staleTargeting = change.targeting !== undefined && base.targetingVersion !== diff.current.targetingVersion;
   const staleConfig = change.config !== undefined && base.configVersion !== diff.current.configVersion;
+  const staleSwitch = change.enabled !== undefined && base.enabledVersion !== diff.current.enabledVersion;
+  const stalePrerequisites = change.prerequisites !== undefined && base.prerequisitesVersion !== diff.current.prerequisitesVersion;
+  const staleWhat = staleTargeting
+    ? `targeting version ${base.targetingVersion} → ${diff.current.targetingVersion}`
+    : staleConfig
+      ? `config version ${base.configVersion} → ${diff.current.configVersion}`
+      : staleSwitch
+        ? "its kill switch moved"
+        : "its prerequisites changed";
   return (
     <section class="change" aria-labelledby={`change-${change.feature}`}>
       <h3 id={`change-${change.feature}`}>
         <a href={link}>{change.feature}</a>
       </h3>
-      {!settled && (staleTargeting || staleConfig) && (
+      {!settled && (staleTargeting || staleConfig || staleSwitch || stalePrerequisites) && (
         <p class="warning">
-          {change.feature} changed since this request was made ({staleTargeting ? `targeting version ${base.targetingVersion} → ${diff.current.targetingVersion}` : `config version ${base.configVersion} → ${diff.current.configVersion}`}): applying
+          {change.feature} changed since this request was made ({staleWhat}): applying
           it would conflict. Its author edits the request onto the current rules.
         </p>
       )}
@@ -90,6 +125,22 @@ export function ChangeDiff({ change, link, segmentNames, settled }: { change: Re
               : change.rollout.guards.map((guard) => `${guard.event} (${guard.direction === "lower_is_better" ? "lower" : "higher"} is better, ±${Math.round(guard.maxRelativeChange * 1000) / 10} %)`).join(", ")}
             ; on a breach: {change.rollout.onBreach === "pause" ? "pause" : "roll back"}.
           </p>
+        </div>
+      )}
+      {diff.enabled && (
+        <div class="change-part">
+          <h4>Kill switch</h4>
+          <p>
+            {diff.enabled.changed
+              ? `Applying turns ${change.feature} ${diff.enabled.to ? "back on: its rules are served again" : "off for everyone (its rules are kept)"}.`
+              : `${change.feature} is already ${diff.enabled.to ? "on" : "off"}: no change.`}
+          </p>
+        </div>
+      )}
+      {diff.prerequisites && (
+        <div class="change-part">
+          <h4>Prerequisites</h4>
+          <PrerequisiteChanges from={diff.prerequisites.from} to={diff.prerequisites.to} />
         </div>
       )}
       {diff.config && (
