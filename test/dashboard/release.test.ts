@@ -175,9 +175,23 @@ describe.runIf(HAS_CHROMIUM)("dashboard promotion, prerequisites and rollout sta
     await screenshotWidths(harness, page, "prerequisite-cycle");
     await card.getByRole("button", { name: "Discard" }).click();
     await card.getByText("None: checkout depends on no other feature here.").waitFor();
-    // In production, which requires approval, an editor is told who can change them.
+    // In production, which requires approval, an editor's save proposes them as a change request; nothing is written.
     await page.goto(featureUrl(production, "checkout"));
-    await page.getByRole("region", { name: "Prerequisites" }).getByText("production requires approval: prerequisites are not part of change requests yet").waitFor();
+    const held = page.getByRole("region", { name: "Prerequisites" });
+    await held.getByText("production requires approval: saving proposes these prerequisites as a change request.").waitFor();
+    await held.getByLabel("Feature").selectOption("huddle");
+    await held.getByRole("button", { name: "Add prerequisite" }).click();
+    await held.getByRole("button", { name: "Propose prerequisites" }).click();
+    const dialog = page.getByRole("dialog", { name: "Propose checkout's prerequisites in production" });
+    await dialog.waitFor();
+    await expectNoSeriousA11yViolations(page, "an editor's prerequisites proposal");
+    await dialog.getByRole("button", { name: "Propose change request" }).press("Enter");
+    await page.getByText("Proposed as change request “Prerequisites of checkout”").waitFor();
+    expect((await read(production, "checkout")).prerequisites).toEqual([]);
+    const proposals = (await adminRequest(harness.server, "GET", `/admin/environments/${production}/change-requests`)).body.changeRequests;
+    const proposal = proposals.find((request: { title: string }) => request.title === "Prerequisites of checkout");
+    expect(proposal).toMatchObject({ state: "open", changes: [{ feature: "checkout", prerequisites: [{ feature: "huddle", enabled: true }] }] });
+    expect((await adminRequest(harness.server, "POST", `/admin/environments/${production}/change-requests/${proposal.id}/cancel`, {})).status).toBe(200);
     expect(errors.filter((error) => /status of 400/.test(error))).toHaveLength(1);
     expectCleanConsole(errors.filter((error) => !/status of 400/.test(error)));
   });

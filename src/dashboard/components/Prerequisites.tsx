@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError } from "../api";
 import { formValue } from "../form";
-import type { Policy } from "../governance";
+import { createRequest, type Policy } from "../governance";
 import { savePrerequisites, type Prerequisite, type WriteNotes } from "../release";
 import type { Scope } from "../scope";
 import { ErrorMessage } from "../ui";
@@ -23,7 +23,7 @@ const needs = (prerequisite: Prerequisite) => (prerequisite.enabled ? "must be o
 /**
  * A feature's prerequisites in one environment (docs/API.md §15): the features that must be on (or off) for the same
  * context before this one is. Edited as a list, saved in one write that the environment's policy governs: where
- * approval is required only an owner saves, with a reason (prerequisites are not part of change requests yet);
+ * approval is required an editor proposes them as a change request and an owner may save at once, with a reason;
  * where confirmation is on, with a comment. The service refuses a cycle and names it; that message is shown as is.
  * Below the list: the features of this environment that depend on this one.
  */
@@ -46,14 +46,15 @@ export function Prerequisites({
   const [draft, setDraft] = useState<Prerequisite[]>(saved);
   const [picked, setPicked] = useState("");
   const [mustBe, setMustBe] = useState("on");
-  const [asking, setAsking] = useState<"confirm" | "bypass" | undefined>();
+  const [asking, setAsking] = useState<"confirm" | "bypass" | "propose" | undefined>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const dirty = JSON.stringify(draft) !== JSON.stringify(saved);
   const isOwner = scope.member.role === "owner";
   const held = policy?.requireApproval === true;
-  // Where approval is required only an owner saves them (with a reason): an editor reads them, and is told why.
-  const editable = canWrite && (!held || isOwner);
+  // Where approval is required an editor's save proposes the list as a change request; an owner may bypass.
+  const editable = canWrite;
+  const proposes = held && !isOwner;
   const candidates = (features ?? []).filter((feature) => feature.key !== featureKey && !draft.some((each) => each.feature === feature.key));
   const dependents = (features ?? []).flatMap((feature) => {
     const link = feature.prerequisites?.find((each) => each.feature === featureKey);
@@ -61,7 +62,8 @@ export function Prerequisites({
   });
   const issues = error instanceof ApiError ? error.validationErrors : [];
   const issueAt = (index: number) => {
-    const message = issues.find((issue) => issue.path === `prerequisites.${index}.feature` || issue.path === `prerequisites.${index}`)?.message;
+    const paths = [`prerequisites.${index}.feature`, `prerequisites.${index}`, `changes.0.prerequisites.${index}.feature`, `changes.0.prerequisites.${index}`];
+    const message = issues.find((issue) => paths.includes(issue.path))?.message;
     return message && message !== (error as ApiError).message ? message : undefined;
   };
 
@@ -78,14 +80,30 @@ export function Prerequisites({
       setBusy(false);
     }
   };
+  const propose = async (title: string, description: string) => {
+    setBusy(true);
+    try {
+      const request = await createRequest(scope.environmentId, { title, ...(description ? { description } : {}), changes: [{ feature: featureKey, prerequisites: draft }] });
+      setError(undefined);
+      setAsking(undefined);
+      setDraft(saved);
+      onSaved(`Proposed as change request “${request.title}”: the prerequisites stay as they are until it is approved and applied (see Change requests).`);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
   const save = () => {
     setError(undefined);
+    if (proposes) return setAsking("propose");
     if (held) return setAsking("bypass");
     if (policy?.confirmChanges) return setAsking("confirm");
     void write({});
   };
   const submitDialog = (form: HTMLFormElement) => {
     const field = (name: string) => (form.elements.namedItem(name) ? formValue(form, name).trim() : "");
+    if (asking === "propose") return void propose(field("title"), field("description"));
     const comment = field("comment");
     void write(asking === "bypass" ? { bypass: true, reason: field("reason"), ...(comment ? { comment } : {}) } : { comment });
   };
@@ -140,13 +158,11 @@ export function Prerequisites({
         </div>
       )}
       {!asking && <ErrorMessage error={error} issues={false} />}
-      {canWrite && held && !isOwner && (
-        <p class="notice small">{environment.name} requires approval: prerequisites are not part of change requests yet, so an owner changes them here (with a reason).</p>
-      )}
+      {proposes && <p class="notice small">{environment.name} requires approval: saving proposes these prerequisites as a change request.</p>}
       {editable && dirty && (
         <div class="actions">
           <button type="button" onClick={save} disabled={busy}>
-            {busy ? "Saving…" : "Save prerequisites"}
+            {busy ? "Saving…" : proposes ? "Propose prerequisites" : "Save prerequisites"}
           </button>
           <button type="button" class="secondary" onClick={() => (setDraft(saved), setError(undefined))}>
             Discard
@@ -166,24 +182,43 @@ export function Prerequisites({
       )}
       {asking && (
         <FormDialog
-          title={asking === "bypass" ? `Save ${featureKey}'s prerequisites now, without approval?` : `Save ${featureKey}'s prerequisites in ${environment.name}?`}
+          title={
+            asking === "propose"
+              ? `Propose ${featureKey}'s prerequisites in ${environment.name}`
+              : asking === "bypass"
+                ? `Save ${featureKey}'s prerequisites now, without approval?`
+                : `Save ${featureKey}'s prerequisites in ${environment.name}?`
+          }
           intro={
             <p>
-              {asking === "bypass"
+              {asking === "propose"
+                ? `${environment.name} requires approval: nothing changes now. Another member approves the request; once applied, these are ${featureKey}'s prerequisites.`
+                : asking === "bypass"
                 ? `${environment.name} requires approval; as an owner you may save directly. The audit log keeps your reason.`
                 : `${environment.name} asks for a confirmation before every change: say what this change is for.`}
             </p>
           }
-          submit={asking === "bypass" ? "Save, bypassing approval" : `Save to ${environment.name}`}
+          submit={asking === "propose" ? "Propose change request" : asking === "bypass" ? "Save, bypassing approval" : `Save to ${environment.name}`}
           danger={asking === "bypass"}
           busy={busy}
           onSubmit={submitDialog}
           onCancel={() => setAsking(undefined)}
         >
-          {asking === "bypass" && <Field label="Reason (required)" name="reason" required maxLength={500} autoFocus />}
-          <Field label={asking === "bypass" ? "Comment (optional)" : "Comment (required)"}>
-            <textarea name="comment" rows={2} maxLength={500} required={asking === "confirm"} autoFocus={asking === "confirm"} />
-          </Field>
+          {asking === "propose" ? (
+            <>
+              <Field label="Title" name="title" required maxLength={200} defaultValue={`Prerequisites of ${featureKey}`} autoFocus />
+              <Field label="Description (optional)">
+                <textarea name="description" rows={2} maxLength={2000} />
+              </Field>
+            </>
+          ) : (
+            <>
+              {asking === "bypass" && <Field label="Reason (required)" name="reason" required maxLength={500} autoFocus />}
+              <Field label={asking === "bypass" ? "Comment (optional)" : "Comment (required)"}>
+                <textarea name="comment" rows={2} maxLength={500} required={asking === "confirm"} autoFocus={asking === "confirm"} />
+              </Field>
+            </>
+          )}
           <ErrorMessage error={error} issues={false} />
         </FormDialog>
       )}
