@@ -4,6 +4,7 @@ import { createRequest, setEnabled, type Policy } from "../governance";
 import { formValue } from "../form";
 import { ErrorMessage } from "../ui";
 import { Field } from "./Field";
+import { ProposalFields } from "./ProposalFields";
 import { FormDialog } from "./FormDialog";
 
 /**
@@ -125,12 +126,7 @@ export function KillSwitch({
           onCancel={() => (setAsking(undefined), setError(undefined))}
         >
           {asking === "propose" ? (
-            <>
-              <Field label="Title" name="title" required maxLength={200} defaultValue={`Switch ${featureKey} back on`} autoFocus />
-              <Field label="Description (optional)">
-                <textarea name="description" rows={2} maxLength={2000} />
-              </Field>
-            </>
+            <ProposalFields defaultTitle={`Switch ${featureKey} back on`} />
           ) : (
             <>
               {asking === "bypass" && <Field label="Reason (required)" name="reason" required maxLength={500} autoFocus />}

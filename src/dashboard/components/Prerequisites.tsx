@@ -8,6 +8,7 @@ import type { Scope } from "../scope";
 import { ErrorMessage } from "../ui";
 import { Card } from "./Card";
 import { Field } from "./Field";
+import { ProposalFields } from "./ProposalFields";
 import "./release.css";
 import { FormDialog } from "./FormDialog";
 
@@ -205,12 +206,7 @@ export function Prerequisites({
           onCancel={() => setAsking(undefined)}
         >
           {asking === "propose" ? (
-            <>
-              <Field label="Title" name="title" required maxLength={200} defaultValue={`Prerequisites of ${featureKey}`} autoFocus />
-              <Field label="Description (optional)">
-                <textarea name="description" rows={2} maxLength={2000} />
-              </Field>
-            </>
+            <ProposalFields defaultTitle={`Prerequisites of ${featureKey}`} />
           ) : (
             <>
               {asking === "bypass" && <Field label="Reason (required)" name="reason" required maxLength={500} autoFocus />}

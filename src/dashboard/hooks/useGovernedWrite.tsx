@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, enc } from "../api";
 import { FormDialog } from "../components/FormDialog";
 import { Field } from "../components/Field";
+import { ProposalFields } from "../components/ProposalFields";
 import { formValue } from "../form";
 import { createRequest, isoFromLocal, type ChangeRequest, type Policy } from "../governance";
 import type { Scope } from "../scope";
@@ -17,6 +18,19 @@ export interface WriteSpec {
 }
 
 export type WriteOutcome = { kind: "saved"; version: number } | { kind: "proposed"; request: ChangeRequest };
+
+/** What an editor of one of a feature's lists (targeting, config) gets from its page: the list, and the governed save. */
+export interface GovernedEditorProps<Initial> {
+  featureKey: string;
+  environmentName: string;
+  initial: Initial;
+  canWrite: boolean;
+  approvalRequired: boolean;
+  /** The policy's dialog is open: the save waits for it, but is not busy yet. */
+  asking: boolean;
+  write(spec: WriteSpec): Promise<WriteOutcome | undefined>;
+  onSaved(outcome: WriteOutcome, savedMessage: (version: number) => string): void;
+}
 
 type Mode = "confirm" | "propose";
 
@@ -117,10 +131,7 @@ export function useGovernedWrite(scope: Scope, policy: Policy | undefined): { di
       >
         {!bypass && (
           <>
-            <Field label="Title" name="title" required maxLength={200} defaultValue={pending.spec.summary} autoFocus />
-            <Field label="Description (optional)">
-              <textarea name="description" rows={3} maxLength={5000} />
-            </Field>
+            <ProposalFields defaultTitle={pending.spec.summary} />
             <Field label="Apply at (optional, your local time)" name="scheduledAt" type="datetime-local" />
           </>
         )}

@@ -3,7 +3,7 @@ import { ApiError, type EnvironmentFeature } from "../api";
 import { FilterEditor } from "../rules/FilterEditor";
 import { filterOfType, localIssues, tidy, type Filter } from "../rules/model";
 import { useAction } from "../hooks/useAction";
-import type { WriteOutcome, WriteSpec } from "../hooks/useGovernedWrite";
+import type { GovernedEditorProps } from "../hooks/useGovernedWrite";
 import { ErrorMessage } from "../ui";
 
 type Variant = { filter: Filter; key: string; payload: unknown };
@@ -18,17 +18,7 @@ export function RemoteConfig({
   asking,
   write,
   onSaved,
-}: {
-  featureKey: string;
-  environmentName: string;
-  initial: EnvironmentFeature["config"];
-  canWrite: boolean;
-  approvalRequired: boolean;
-  /** The policy's dialog is open: the save waits for it, but is not busy yet. */
-  asking: boolean;
-  write(spec: WriteSpec): Promise<WriteOutcome | undefined>;
-  onSaved(outcome: WriteOutcome, savedMessage: (version: number) => string): void;
-}) {
+}: GovernedEditorProps<EnvironmentFeature["config"]>) {
   const [variants, setVariants] = useState(initial.variants as Variant[]);
   const [payloadText, setPayloadText] = useState(() => initial.variants.map((variant) => JSON.stringify(variant.payload ?? null, null, 2)));
   const [payloadErrors, setPayloadErrors] = useState<(string | undefined)[]>([]);

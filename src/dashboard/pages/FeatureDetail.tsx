@@ -81,6 +81,8 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
   };
   const approvalRequired = policy.data?.requireApproval === true;
   const policyAsks = approvalRequired || policy.data?.confirmChanges === true;
+  // What the targeting and the config editors share: the feature, the policy and the governed save.
+  const editing = { featureKey, environmentName: environment.name, canWrite, approvalRequired, asking: governed.asking, write: governed.write, onSaved: saved };
 
   if (detail.error instanceof ApiError && detail.error.status === 404) {
     return (
@@ -144,28 +146,8 @@ export function FeatureDetail({ scope, featureKey }: { scope: Scope; featureKey:
             <div class="feature-main">
               <Tabs<Tab> tabs={TABS} label="Sections of this feature" selected={tab} onSelect={(next) => setTab(next)} />
               <TabPanel id="rules" selected={tab}>
-                <Targeting
-                  key={`${environmentId}:${detail.data.targeting.version}:${proposals}`}
-                  featureKey={featureKey}
-                  environmentName={environment.name}
-                  initial={detail.data.targeting}
-                  canWrite={canWrite}
-                  approvalRequired={approvalRequired}
-                  asking={governed.asking}
-                  write={governed.write}
-                  onSaved={saved}
-                />
-                <RemoteConfig
-                  key={`${environmentId}:c${detail.data.config.version}:${proposals}`}
-                  featureKey={featureKey}
-                  environmentName={environment.name}
-                  initial={detail.data.config}
-                  canWrite={canWrite}
-                  approvalRequired={approvalRequired}
-                  asking={governed.asking}
-                  write={governed.write}
-                  onSaved={saved}
-                />
+                <Targeting key={`${environmentId}:${detail.data.targeting.version}:${proposals}`} {...editing} initial={detail.data.targeting} />
+                <RemoteConfig key={`${environmentId}:c${detail.data.config.version}:${proposals}`} {...editing} initial={detail.data.config} />
               </TabPanel>
               <TabPanel id="adoption" selected={tab}>
                 <Adoption environmentId={environmentId} featureKey={featureKey} />

@@ -3,7 +3,7 @@ import { ApiError, type EnvironmentFeature } from "../api";
 import { RulesEditor } from "../rules/RulesEditor";
 import { localIssues, tidy, type Filter } from "../rules/model";
 import { useAction } from "../hooks/useAction";
-import type { WriteOutcome, WriteSpec } from "../hooks/useGovernedWrite";
+import type { GovernedEditorProps } from "../hooks/useGovernedWrite";
 import { ErrorMessage } from "../ui";
 
 /** The feature's targeting in one environment: the rule editor, saved through the environment's policy (`write`). */
@@ -16,17 +16,7 @@ export function Targeting({
   asking,
   write,
   onSaved,
-}: {
-  featureKey: string;
-  environmentName: string;
-  initial: EnvironmentFeature["targeting"];
-  canWrite: boolean;
-  approvalRequired: boolean;
-  /** The policy's dialog is open: the save waits for it, but is not busy yet. */
-  asking: boolean;
-  write(spec: WriteSpec): Promise<WriteOutcome | undefined>;
-  onSaved(outcome: WriteOutcome, savedMessage: (version: number) => string): void;
-}) {
+}: GovernedEditorProps<EnvironmentFeature["targeting"]>) {
   // The rules as saved: with segment references, not the inlined tree the service serves.
   const [rules, setRules] = useState((initial.segmentRules ?? initial.rules) as { filter: Filter }[]);
   const [jsonError, setJsonError] = useState<string | undefined>();
