@@ -74,7 +74,8 @@ export class ChangeApplier {
       });
     }
     // The webhook deliveries this change causes, queued in its own transaction: committed with it or not at all.
-    queueRaisedEvents(this.repositories.store, { id: change.id, at: change.at, actor: change.actor }, eventsOfChange(applied.audit, writes));    return {
+    queueRaisedEvents(this.repositories.store, { id: change.id, at: change.at, actor: change.actor }, eventsOfChange(applied.audit, writes));
+    return {
       ok: true,
       value: applied.value,
       auditCursor: cursor ?? null,
