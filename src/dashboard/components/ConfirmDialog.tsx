@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
+import { useModalDialog } from "../hooks/useModalDialog";
 
 export interface ConfirmOptions {
   title: string;
@@ -7,8 +8,6 @@ export interface ConfirmOptions {
   confirm: string;
   danger?: boolean;
 }
-
-let nextId = 0;
 
 /**
  * An in-page confirmation (a modal `<dialog>`: focus stays inside, Escape cancels), instead of the browser's
@@ -25,19 +24,7 @@ export function useConfirm(): { dialog: preact.JSX.Element | null; ask(options: 
 }
 
 function ConfirmDialog({ options, onClose }: { options: ConfirmOptions; onClose(confirmed: boolean): void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const [id] = useState(() => `confirm-${++nextId}`);
-  useEffect(() => {
-    // Where focus was before the dialog opened (the button that asked) gets it back after.
-    const before = document.activeElement as HTMLElement | null;
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => {
-      // Closed first: while a modal dialog is open, the rest of the page is inert and cannot take focus.
-      if (dialog?.open) dialog.close();
-      if (before?.isConnected) before.focus();
-    };
-  }, []);
+  const { ref, id } = useModalDialog("confirm");
   return (
     <dialog
       ref={ref}

@@ -1,7 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
-
-let nextId = 0;
+import { useModalDialog } from "../hooks/useModalDialog";
 
 /**
  * A modal `<dialog>` holding a small form (a comment before saving, a change request's title, a reason): focus moves
@@ -27,20 +25,7 @@ export function FormDialog({
   onCancel(): void;
   children: ComponentChildren;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const [id] = useState(() => `form-dialog-${++nextId}`);
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => {
-      if (dialog?.open) dialog.close();
-      if (!before?.isConnected) return;
-      before.focus();
-      // The button that opened it may still be disabled while its action settles: try again once it has.
-      if (document.activeElement !== before) requestAnimationFrame(() => before.isConnected && before.focus());
-    };
-  }, []);
+  const { ref, id } = useModalDialog("form-dialog");
   return (
     <dialog
       ref={ref}
