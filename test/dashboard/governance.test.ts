@@ -142,6 +142,8 @@ describe.runIf(HAS_CHROMIUM)("dashboard governance", () => {
     await page.getByRole("heading", { name: "Checkout for pro", level: 1 }).waitFor();
     // The diff as a person reads it: rule 1 unchanged, rule 2 added, in words.
     const diff = page.getByRole("region", { name: "checkout", exact: true });
+    // The heading can come before the request's changes do: read the rows once they are drawn.
+    await diff.getByRole("listitem").nth(1).waitFor();
     const rows = (await diff.getByRole("listitem").allTextContents()).map((text) => text.replace(/\s+/g, " ").trim());
     expect(rows).toEqual(["Unchanged Rule 1: company.id is acme", "Added Rule 2: company.plan is pro"]);
     expect(await diff.textContent()).toContain("1 added; based on version 1");
