@@ -27,7 +27,7 @@ const MISSING_CODE_LIMIT = 2 ** 26;
 /** Outcome numbers below this index an array instead of a map (a lookup without hashing). */
 const DENSE_OUTCOMES = 1_024;
 
-/** A feature's outcome as an `onItem` callback sees it. */
+/** A feature's outcome as an `onItem` callback sees it: valid while the callback runs (the next item reuses it). */
 export interface OutcomeView {
   /** The evaluated item, as evaluateRuleset would give it. */
   item(): EvaluatedFeature;
@@ -178,7 +178,7 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   let cached = missingKey === 0 ? (key < DENSE_OUTCOMES ? cache.dense[key] : cache.plain.get(key)) : cache.withMissing.get(key)?.get(missingKey);
   // The outcome's objects are built only when its bytes are new or a caller wants to see it.
   if (cached === undefined || options.onItem !== undefined) {
-    const outcome = new Outcome(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
+    const outcome = seenOutcome.reset(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
     cached ??= remember(cache, key, missingKey, outcome.item());
     if (options.onItem !== undefined) {
       outcome.cached = cached;
@@ -205,10 +205,21 @@ function remember(cache: ItemCache, key: number, missingKey: number, item: Evalu
   return cached;
 }
 
-/** A feature's outcome as numbers; turned into the item objects only when they are needed. */
+/**
+ * A feature's outcome as numbers; turned into the item objects only when they are needed. One instance is reset for
+ * each item an onItem callback sees (an object per feature per request was a tenth of an OFREP answer's cost): a
+ * callback reads it while it runs and keeps only what it derives (the memo), never the view.
+ */
 class Outcome implements OutcomeView {
   /** Set when an onItem callback is to see this outcome. */
   cached: CachedOutcome | undefined;
+  private feature!: CompiledFeature;
+  private rules = 0;
+  private targetingMissing = 0;
+  private variants = 0;
+  private variantMissing = 0;
+  private radix = 1;
+  private optIn: OptInItem | undefined;
 
   get memo(): unknown {
     return this.cached?.memo;
@@ -218,15 +229,17 @@ class Outcome implements OutcomeView {
     if (this.cached !== undefined) this.cached.memo = value;
   }
 
-  constructor(
-    private readonly feature: CompiledFeature,
-    private readonly rules: number,
-    private readonly targetingMissing: number,
-    private readonly variants: number,
-    private readonly variantMissing: number,
-    private readonly radix: number,
-    private readonly optIn: OptInItem | undefined,
-  ) {}
+  reset(feature: CompiledFeature, rules: number, targetingMissing: number, variants: number, variantMissing: number, radix: number, optIn: OptInItem | undefined): this {
+    this.cached = undefined;
+    this.feature = feature;
+    this.rules = rules;
+    this.targetingMissing = targetingMissing;
+    this.variants = variants;
+    this.variantMissing = variantMissing;
+    this.radix = radix;
+    this.optIn = optIn;
+    return this;
+  }
 
   item(): EvaluatedFeature {
     const { feature, radix, optIn } = this;
@@ -243,6 +256,8 @@ class Outcome implements OutcomeView {
     );
   }
 }
+
+const seenOutcome = new Outcome();
 
 /** A feature whose outcome does not fit a number: evaluated into objects and written for this request alone. */
 function uncachedItem(feature: CompiledFeature, scope: EvaluationScope, optIn: OptInItem | undefined, options: AnswerOptions): Uint8Array | undefined {

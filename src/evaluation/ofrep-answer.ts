@@ -119,23 +119,29 @@ export function configFlag(item: EvaluatedFeature, flagStateVersion: number): Of
 
 /**
  * One feature outcome's OFREP text, made once per remembered outcome (outcome-memo.ts): an answer is then assembled
- * from strings, not built and serialised as objects per request.
+ * from these bytes (ofrep-bulk.ts), not built and serialised as objects per request.
  */
 export interface OfrepOutcome {
   /** The feature's flags in a bulk answer: the access flag, and `,` and the config flag when it is served. */
   bulk: string;
-  /** A digest of `bulk`: an answer's ETag is made from these instead of from its whole text. */
-  digest: string;
+  /** `bulk` as UTF-8. */
+  bulkBytes: Uint8Array;
+  /** Two words of a digest of `bulk`: an answer's ETag is mixed from these instead of digesting its whole text. */
+  digestWords: readonly [number, number];
   access: string;
   /** The config flag alone, when the feature has one. */
   config: string | undefined;
   item: EvaluatedFeature;
 }
 
-/** The OFREP text of an evaluated feature; `digest` computes a short digest of a text. */
-export function ofrepOutcome(item: EvaluatedFeature, flagStateVersion: number, digest: (text: string) => string): OfrepOutcome {
+const encoder = new TextEncoder();
+
+/** The OFREP text of an evaluated feature; `digest` is a digest of a text (at least 8 bytes; the first 8 are used). */
+export function ofrepOutcome(item: EvaluatedFeature, flagStateVersion: number, digest: (text: string) => Uint8Array): OfrepOutcome {
   const access = JSON.stringify(accessFlag(item, flagStateVersion));
   const config = hasConfigFlag(sourceOf(item)) ? JSON.stringify(configFlag(item, flagStateVersion)) : undefined;
   const bulk = config === undefined ? access : `${access},${config}`;
-  return { bulk, digest: digest(bulk), access, config, item };
+  const digested = digest(bulk);
+  const words = new DataView(digested.buffer, digested.byteOffset, 8);
+  return { bulk, bulkBytes: encoder.encode(bulk), digestWords: [words.getUint32(0), words.getUint32(4)], access, config, item };
 }

@@ -20,21 +20,29 @@ function idText(value: unknown): unknown {
  * parameters would; one sent empty stays (`/features/evaluated` reads `context.user=` as an empty user too).
  */
 export function contextOfOfrep(context: OfrepContext): Record<string, unknown> {
-  // Spreads copy own properties as data: a key such as "constructor" stays a plain attribute.
-  const user: Record<string, unknown> = { ...context.user };
-  const company: Record<string, unknown> = { ...context.company };
-  const other: Record<string, unknown> = { ...context.other };
+  // The namespaces are used as sent unless something is added to them; a copy is made only then (spreads copy own
+  // properties as data: a key such as "constructor" stays a plain attribute).
+  let user = context.user;
+  let userCopied = false;
+  const writableUser = (): Record<string, unknown> => {
+    if (!userCopied) {
+      user = { ...context.user };
+      userCopied = true;
+    }
+    return user!;
+  };
   for (const name of Object.keys(context)) {
     // parseJsonBody refused "__proto__" keys, the one name whose assignment would not make a property.
-    if (!MAPPED.has(name) && !Object.hasOwn(user, name)) user[name] = context[name];
+    if (!MAPPED.has(name) && !(user !== undefined && Object.hasOwn(user, name))) writableUser()[name] = context[name];
   }
-  if (context.targetingKey !== undefined && context.targetingKey !== "" && !Object.hasOwn(user, "id")) user.id = context.targetingKey;
-  if (context.companyId !== undefined && context.companyId !== "" && !Object.hasOwn(company, "id")) company.id = context.companyId;
-  if (Object.hasOwn(user, "id")) user.id = idText(user.id);
-  if (Object.hasOwn(company, "id")) company.id = idText(company.id);
+  if (context.targetingKey !== undefined && context.targetingKey !== "" && !(user !== undefined && Object.hasOwn(user, "id"))) writableUser().id = context.targetingKey;
+  if (user !== undefined && typeof user.id === "number" && Object.hasOwn(user, "id")) writableUser().id = idText(user.id);
+  let company = context.company;
+  if (context.companyId !== undefined && context.companyId !== "" && !(company !== undefined && Object.hasOwn(company, "id"))) company = { ...company, id: context.companyId };
+  if (company !== undefined && typeof company.id === "number" && Object.hasOwn(company, "id")) company = { ...company, id: idText(company.id) };
   const mapped: Record<string, unknown> = {};
-  if (context.user !== undefined || Object.keys(user).length > 0) mapped.user = user;
-  if (context.company !== undefined || Object.keys(company).length > 0) mapped.company = company;
-  if (context.other !== undefined) mapped.other = other;
+  if (user !== undefined) mapped.user = user;
+  if (company !== undefined) mapped.company = company;
+  if (context.other !== undefined) mapped.other = context.other;
   return mapped;
 }

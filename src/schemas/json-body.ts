@@ -9,6 +9,8 @@ export const MAX_JSON_DEPTH = 64;
  * JSON.parse, valibot, msgpackr or structuredClone (each recurses and throws RangeError near 10,000 levels).
  */
 export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  // Fewer opening brackets than the bound (counted natively) cannot nest past it: most bodies skip the walk.
+  if (countsAtMost(text, maxDepth)) return false;
   let depth = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -21,6 +23,14 @@ export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): boole
     } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** Whether `text` holds at most `bound` `{` and `[` together (strings included: an overcount only costs the walk). */
+function countsAtMost(text: string, bound: number): boolean {
+  let count = 0;
+  for (let index = text.indexOf("{"); index !== -1; index = text.indexOf("{", index + 1)) if (++count > bound) return false;
+  for (let index = text.indexOf("["); index !== -1; index = text.indexOf("[", index + 1)) if (++count > bound) return false;
+  return true;
 }
 
 /** The index of the quote closing the string opened at `open`: the next one not escaped, -1 if there is none. */
@@ -67,6 +77,8 @@ function mayHoldPrototypeKey(text: string): boolean {
 /** `Content-Type: application/json`, parameters such as `; charset=utf-8` allowed. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  // What every SDK sends, without the split and case fold.
+  if (contentType === "application/json") return true;
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
   return mediaType === "application/json";
 }

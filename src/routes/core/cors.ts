@@ -4,7 +4,10 @@ import type { ApiResponse } from "../../http/types.js";
 const ALLOWED_HEADERS = "authorization, content-type, bucket-sdk-version, reflag-sdk-version, x-api-key, if-none-match";
 const ALLOWED_METHODS = "GET, POST, PUT, DELETE, OPTIONS";
 
-/** Browsers call the front-facing API from other origins with credentials; echo the origin rather than `*`. */
+/**
+ * Browsers call the front-facing API from other origins with credentials; echo the origin rather than `*`. An answer
+ * with an ETag exposes it, so that a script can send it back as `If-None-Match` (OFREP's web provider does).
+ */
 export function withCors<R extends { headers?: Record<string, string> }>(response: R, origin: string | undefined): R {
   if (!origin) return response;
   response.headers = {
@@ -12,6 +15,7 @@ export function withCors<R extends { headers?: Record<string, string> }>(respons
     "access-control-allow-origin": origin,
     "access-control-allow-credentials": "true",
     vary: "Origin",
+    ...(response.headers?.etag !== undefined ? { "access-control-expose-headers": "ETag" } : {}),
   };
   return response;
 }

@@ -10,9 +10,6 @@ import { ofrepError } from "../../serving/evaluation/ofrep-job.js";
 import { refetchEvaluationFrame } from "../../features/sse-frames.js";
 import { OfrepRevalidation, ifNoneMatchHolds } from "./ofrep-revalidation.js";
 
-/** Scripts on other origins read the ETag to send it back as `If-None-Match`. */
-const EXPOSE_ETAG = { "access-control-expose-headers": "ETag" };
-
 /** Bulk answers remembered for revalidation per process: one small entry per recent (key, context). */
 const REVALIDATION_ENTRIES = 10_000;
 
@@ -45,12 +42,16 @@ function renderOfrepError(error: ServiceError, params: Record<string, string>): 
   const status = ERRORS[error.code].status;
   const errorCode = status === 400 ? "PARSE_ERROR" : "GENERAL";
   const answer = ofrepError(status, errorCode, error.message, params.key);
-  const headers: Record<string, string> = { ...answer.headers, ...EXPOSE_ETAG };
+  const headers: Record<string, string> = { ...answer.headers };
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(error.retryAfterSeconds);
   return { status, headers, body: answer.body };
 }
 
-function jobOf(services: Services, environmentId: string, request: ApiRequest, ofrep: Omit<OfrepRequest, "body" | "contentType">): EvaluateJob {
+function jobOf(services: Services, environmentId: string, request: ApiRequest, ofrep: { flagKey?: string; publishableKey?: string }): EvaluateJob {
+  const { flagKey, publishableKey } = ofrep;
+  const body: OfrepRequest = { body: request.body, contentType: request.headers["content-type"] };
+  if (flagKey !== undefined) body.flagKey = flagKey;
+  if (publishableKey !== undefined) body.publishableKey = publishableKey;
   return {
     kind: "evaluate",
     environmentId,
@@ -59,43 +60,40 @@ function jobOf(services: Services, environmentId: string, request: ApiRequest, o
     onlyEnabled: false,
     attributeEpoch: services.evaluation.attributeEpoch(environmentId),
     attributeCacheMs: services.config.evaluationCacheMs,
-    ofrep: { ...ofrep, body: request.body, contentType: request.headers["content-type"] },
+    ofrep: body,
   };
 }
 
-function exposed(answer: JobResult): ApiResponse {
-  return { status: answer.status, headers: { ...answer.headers, ...EXPOSE_ETAG }, body: answer.body };
-}
-
 function notModified(etag: string): ApiResponse {
-  return { status: 304, headers: { etag, ...EXPOSE_ETAG }, body: "" };
+  return { status: 304, headers: { etag }, body: "" };
 }
 
 /**
- * `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag. A matching `If-None-Match` is answered 304 from the
- * revalidation memo while nothing the answer depends on moved, else after evaluating (when the ETag is unchanged).
+ * `POST /ofrep/v1/evaluate/flags`: every flag, with an ETag. A revalidation (`If-None-Match`) is answered 304 from the
+ * revalidation memo while nothing the answer depends on moved, else after evaluating (when the ETag is unchanged),
+ * and its ETag is remembered then: only clients that revalidate are remembered, so a first request costs no digest of
+ * its body and no memo entry.
  */
 function evaluateBulk(context: RouteContext<Services>): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
   const { services, request } = context;
   const publishableKey = publishableKeyOf(context);
-  const revalidation = revalidationOf(services);
-  const body = request.body ?? Buffer.alloc(0);
-  // The answer is a function of the environment, the key (its event stream) and the body (the context and its type).
-  const memoKey = `${environmentId}\u0000${publishableKey ?? ""}\u0000${request.headers["content-type"] ?? ""}\u0000${hash("sha1", body, "base64")}`;
   const ifNoneMatch = request.headers["if-none-match"];
   // The version and attribute epoch a 304 stands on are read after acknowledged attribute calls are projected.
   return services.evaluation.afterAttributes(environmentId, () => {
     const job = jobOf(services, environmentId, request, publishableKey === undefined ? {} : { publishableKey });
-    if (ifNoneMatch !== undefined) {
-      const etag = revalidation.current(memoKey, job.minFlagStateVersion, job.attributeEpoch);
-      if (etag !== undefined && ifNoneMatchHolds(ifNoneMatch, etag)) return notModified(etag);
-    }
+    if (ifNoneMatch === undefined) return services.evaluation.evaluateOfrep(job, false);
+    const revalidation = revalidationOf(services);
+    // The answer is a function of the environment, the key (its event stream) and the body (the context and its type).
+    const body = request.body ?? Buffer.alloc(0);
+    const memoKey = `${environmentId}\u0000${publishableKey ?? ""}\u0000${request.headers["content-type"] ?? ""}\u0000${hash("sha1", body, "base64")}`;
+    const etag = revalidation.current(memoKey, job.minFlagStateVersion, job.attributeEpoch);
+    if (etag !== undefined && ifNoneMatchHolds(ifNoneMatch, etag)) return notModified(etag);
     const finish = (answer: JobResult): ApiResponse => {
       const etag = answer.headers?.etag;
-      if (answer.status !== 200 || etag === undefined) return exposed(answer);
+      if (answer.status !== 200 || etag === undefined) return answer;
       revalidation.remember(memoKey, etag, job.minFlagStateVersion, job.attributeEpoch);
-      return ifNoneMatchHolds(ifNoneMatch, etag) ? notModified(etag) : exposed(answer);
+      return ifNoneMatchHolds(ifNoneMatch, etag) ? notModified(etag) : answer;
     };
     const answer = services.evaluation.evaluateOfrep(job, false);
     return answer instanceof Promise ? answer.then(finish) : finish(answer);
@@ -109,10 +107,9 @@ function evaluateBulk(context: RouteContext<Services>): ApiResponse | Promise<Ap
 function evaluateFlag(context: RouteContext<Services>): ApiResponse | Promise<ApiResponse> {
   const { environmentId } = environmentOf(context.principal);
   const { services, request } = context;
-  return services.evaluation.afterAttributes(environmentId, () => {
-    const answer = services.evaluation.evaluateOfrep(jobOf(services, environmentId, request, { flagKey: context.params.key! }), true);
-    return answer instanceof Promise ? answer.then(exposed) : exposed(answer);
-  });
+  return services.evaluation.afterAttributes(environmentId, () =>
+    services.evaluation.evaluateOfrep(jobOf(services, environmentId, request, { flagKey: context.params.key! }), true),
+  );
 }
 
 /** `GET /ofrep/v1/events`: the live-update stream of §5 with OFREP's frame, under the same limits per key. */
@@ -122,7 +119,7 @@ function openEvents(context: RouteContext<Services>): StreamResponse {
   if (!environment) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
   return context.services.live.open(
     { environmentId, keyId: `${context.principal.kind}:${environmentId}`, currentVersion: environment.flagStateVersion, frame: refetchEvaluationFrame },
-    { ...STREAM_HEADERS, ...EXPOSE_ETAG },
+    STREAM_HEADERS,
   );
 }
 

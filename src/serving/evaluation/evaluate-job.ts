@@ -69,7 +69,7 @@ export interface Evaluation {
 export function evaluateJob(jobContext: JobContext, job: EvaluateJob, options: { transient?: boolean; target?: AnswerTarget } = {}): Evaluation {
   const current = jobContext.rulesets.get(job.environmentId, job.minFlagStateVersion);
   if (!current) throw new ServiceError("UNAUTHORIZED", "The key's environment no longer exists.");
-  if (job.ofrep !== undefined) return evaluateOfrep(jobContext, job, job.ofrep, current);
+  if (job.ofrep !== undefined) return evaluateOfrep(jobContext, job, job.ofrep, current, options.target);
   const flat = parseFlatQuery(job.query);
   const evaluated = flat === undefined ? undefined : evaluateFlat(jobContext, job, current, flat, options.target);
   if (evaluated === undefined) return compressed(job, evaluateNested(jobContext, job, current));

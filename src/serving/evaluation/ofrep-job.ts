@@ -7,7 +7,6 @@ import { hash } from "node:crypto";
 import * as v from "valibot";
 import {
   contextOfOfrep,
-  contextValues,
   findOfrepFlag,
   ofrepOutcome,
   outcomeMemo,
@@ -15,7 +14,9 @@ import {
   type EvaluatedFeature,
   type OfrepOutcome,
   type OutcomeView,
+  type AnswerTarget,
 } from "../../evaluation/index.js";
+import { ofrepEtag, writeOfrepBulk } from "../../evaluation/ofrep-bulk.js";
 import { ServiceError } from "../../errors/catalogue.js";
 import { listOptedInFeatures } from "../../features/opt-in-store.js";
 import { parseJsonBody } from "../../schemas/json-body.js";
@@ -24,7 +25,7 @@ import { OfrepContextSchema, OfrepRequestSchema } from "../../schemas/ofrep.js";
 import { evaluationRow, evaluationsOf, type Evaluations } from "../../tracking/index.js";
 import type { EvaluateJob, JobResult, OfrepRequest } from "../protocol.js";
 import type { JobContext } from "../job-context.js";
-import { contextEntityId, mergeRemoteContext } from "./remote-context.js";
+import { contextEntityId, mergedContext, resolveWithRemoteContext } from "./remote-context.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -94,9 +95,9 @@ function checkEvent(outcome: OutcomeView, item: EvaluatedFeature, config: boolea
   return evaluationsOf("check", context, [item.key], [row], [item.isEnabled]);
 }
 
-/** A short digest of an outcome's text (deterministic, so every thread and node gives one answer one ETag). */
-function textDigest(text: string): string {
-  return hash("sha1", text, "base64url").slice(0, 16);
+/** A digest of an outcome's text (deterministic, so every thread and node gives one answer one ETag). */
+function textDigest(text: string): Uint8Array {
+  return hash("sha1", text, "buffer");
 }
 
 /** The outcome's OFREP text, made on first sight of the outcome and kept with it. */
@@ -105,20 +106,22 @@ function ofrepOf(outcome: OutcomeView, flagStateVersion: number): OfrepOutcome {
   return (memo.ofrep ??= ofrepOutcome(outcome.item(), flagStateVersion, textDigest));
 }
 
-/**
- * The answer's ETag: a digest of what decides its bytes (the version, the event stream's key, each flag's text by
- * its digest), so it changes exactly when the answer does, and costs a digest of a few hundred bytes, not of the answer.
- */
-function etagOf(flagStateVersion: number, publishableKey: string | undefined, digests: readonly string[]): string {
-  return `"${hash("sha1", `${flagStateVersion}\u0000${publishableKey ?? ""}\u0000${digests.join("")}`, "base64url")}"`;
-}
+/** The outcomes of one bulk answer, in answer order (reused: an evaluation runs to its end before the next starts). */
+const bulkOutcomes: OfrepOutcome[] = [];
 
 /**
  * The evaluation of an OFREP job: its answer and, for a single flag, the event to log (nobody waits for it). The
  * features are evaluated by the answer writer, as `/features/evaluated` is: each feature's outcome is a number, and
- * the flags' text is kept per outcome (OutcomeView.memo); the writer's own answer is not assembled.
+ * the flags' text is kept per outcome (OutcomeView.memo); the writer's own answer is not assembled. A bulk answer is
+ * written into `target` when there is one (the batch's arena), as `/features/evaluated`'s is.
  */
-export function evaluateOfrep(jobContext: JobContext, job: EvaluateJob, request: OfrepRequest, current: CurrentRuleset): { answer: JobResult; featureEvents: Evaluations | undefined } {
+export function evaluateOfrep(
+  jobContext: JobContext,
+  job: EvaluateJob,
+  request: OfrepRequest,
+  current: CurrentRuleset,
+  target?: AnswerTarget,
+): { answer: JobResult; featureEvents: Evaluations | undefined } {
   const parsed = requestContext(request);
   if (!parsed.ok) return { answer: parsed.answer, featureEvents: undefined };
   const context = parsed.context;
@@ -127,31 +130,30 @@ export function evaluateOfrep(jobContext: JobContext, job: EvaluateJob, request:
   if (request.flagKey !== undefined && found === undefined) {
     return { answer: ofrepError(404, "FLAG_NOT_FOUND", `No flag is named ${JSON.stringify(request.flagKey)}.`, request.flagKey), featureEvents: undefined };
   }
-  const remoteContextUsed = mergeRemoteContext(jobContext, job, context);
+  const resolved = resolveWithRemoteContext(jobContext, job, ruleset, context);
   // The writer's outcomes are what OFREP's text is made of; the writer's own answer bytes are not put together.
-  const options = { flagStateVersion: version, remoteContextUsed, assemble: false, ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}) };
-  const values = contextValues(ruleset, context);
+  const options = {
+    flagStateVersion: version,
+    remoteContextUsed: resolved.remoteContextUsed,
+    assemble: false,
+    ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}),
+  };
   if (found !== undefined) {
-    let seen: OutcomeView | undefined;
-    writeAnswer(ruleset, values, { ...options, onlyKey: found.feature.key, onItem: (_feature, outcome) => (seen = outcome) });
-    const ofrep = ofrepOf(seen!, version);
-    const body = found.config ? ofrep.config! : ofrep.access;
-    return { answer: { status: 200, body, headers: JSON_HEADERS }, featureEvents: checkEvent(seen!, ofrep.item, found.config, context) };
+    let flag: { body: string; event: Evaluations } | undefined;
+    writeAnswer(ruleset, resolved.values, {
+      ...options,
+      onlyKey: found.feature.key,
+      onItem: (_feature, outcome) => {
+        const ofrep = ofrepOf(outcome, version);
+        flag = { body: found.config ? ofrep.config! : ofrep.access, event: checkEvent(outcome, ofrep.item, found.config, mergedContext(context, resolved.storedUser, resolved.storedCompany)) };
+      },
+    });
+    return { answer: { status: 200, body: flag!.body, headers: JSON_HEADERS }, featureEvents: flag!.event };
   }
-  const parts: string[] = [];
-  const digests: string[] = [];
-  writeAnswer(ruleset, values, {
-    ...options,
-    onItem: (_feature, outcome) => {
-      const ofrep = ofrepOf(outcome, version);
-      parts.push(ofrep.bulk);
-      digests.push(ofrep.digest);
-    },
-  });
-  const streams =
-    request.publishableKey === undefined
-      ? ""
-      : `,"eventStreams":[{"type":"sse","endpoint":{"requestUri":${JSON.stringify(`/ofrep/v1/events?publishableKey=${encodeURIComponent(request.publishableKey)}`)}}}]`;
-  const body = `{"flags":[${parts.join(",")}]${streams}}`;
-  return { answer: { status: 200, body, headers: { ...JSON_HEADERS, etag: etagOf(version, request.publishableKey, digests) } }, featureEvents: undefined };
+  bulkOutcomes.length = 0;
+  writeAnswer(ruleset, resolved.values, { ...options, onItem: (_feature, outcome) => bulkOutcomes.push(ofrepOf(outcome, version)) });
+  const body = writeOfrepBulk(bulkOutcomes, request.publishableKey, target);
+  const etag = ofrepEtag(version, request.publishableKey, bulkOutcomes);
+  bulkOutcomes.length = 0;
+  return { answer: { status: 200, body, headers: { ...JSON_HEADERS, etag } }, featureEvents: undefined };
 }

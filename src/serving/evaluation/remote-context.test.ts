@@ -12,7 +12,8 @@ import { migrateStore, SCHEMA_VERSION } from "../../storage/schema-version.js";
 import { readRemoteContext, REMOTE_CONTEXTS_UPGRADE, remoteContextKey } from "../../tracking/remote-contexts.js";
 import type { EvaluateJob } from "../protocol.js";
 import { createJobContext, type JobContext } from "../job-context.js";
-import { storedEntity } from "./remote-context.js";
+import { mergedContext, resolveWithRemoteContext, storedEntity } from "./remote-context.js";
+import { compileRuleset, contextValues, type FeatureDefinition } from "../../evaluation/index.js";
 import { runJobs } from "../run-job.js";
 
 let store: LmdbStore;
@@ -85,4 +86,39 @@ it("writes the flat form of every record a version 4 data dir holds when it is u
   expect(store.table("meta").get("schemaVersion")).toBe(SCHEMA_VERSION);
   expect(readRemoteContext(store, environmentId, "user", "u3")).toEqual(["user.role", "admin"]);
   expect(readRemoteContext(store, environmentId, "company", "c3")).toBe(false);
+});
+
+it("resolves a nested context's fields as the merged context {...stored, ...sent} does, flat form or not", async () => {
+  await trackAndProject([
+    ["user", { userId: "flat", attributes: { role: "admin", plan: "pro", tags: ["a", "b"], seats: 3 } }],
+    ["user", { userId: "nested", attributes: { "a.b": "x", a: { b: "y" }, role: "viewer" } }],
+    ["company", { companyId: "co", attributes: { seats: 12, plan: { tier: 2 } } }],
+  ]);
+  const fields = ["user.id", "user.role", "user.plan", "user.plan.x", "user.tags.0", "user.seats", "user.a.b", "company.seats", "company.plan.tier", "company.id"];
+  const definitions: FeatureDefinition[] = fields.map((field, index) => ({
+    key: `f${index}`,
+    stage: null,
+    targeting: { version: 1, rules: [{ filter: { type: "context", field, operator: "IS", values: ["x"] } }] },
+  }));
+  const ruleset = compileRuleset(definitions);
+  const sentContexts: Record<string, unknown>[] = [
+    { user: { id: "flat" } },
+    { user: { id: "flat", role: "editor", tags: ["z"] }, company: { id: "co" } },
+    { user: { id: "flat", "plan.x": "sent" }, company: { id: "co", plan: "flat-now" } },
+    { user: { id: "nested", "a.b": "sent" } },
+    { user: { id: "nested", a: { b: "sent" } }, company: { id: "nobody", seats: 1 } },
+    { user: { id: "nobody", role: "admin" }, other: { x: 1 } },
+  ];
+  for (const sent of sentContexts) {
+    const merged: Record<string, unknown> = { ...sent };
+    for (const kind of ["user", "company"] as const) {
+      const entity = sent[kind] as Record<string, unknown> | undefined;
+      const stored = entity === undefined ? null : read(kind, entity.id as string);
+      if (stored !== null) merged[kind] = { ...stored.attributes, ...entity };
+    }
+    const resolved = resolveWithRemoteContext(context, { ...job, environmentId }, ruleset, structuredClone(sent));
+    expect(resolved.values, JSON.stringify(sent)).toEqual(contextValues(ruleset, merged));
+    expect(mergedContext(sent, resolved.storedUser, resolved.storedCompany)).toEqual(merged);
+    expect(resolved.remoteContextUsed).toBe(JSON.stringify(merged) !== JSON.stringify(sent));
+  }
 });

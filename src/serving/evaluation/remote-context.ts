@@ -6,7 +6,7 @@
  * Two forms of the same merge: on nested contexts (the general path), and on flat field values (the fast path), where
  * a stored attribute fills a field unless the request sent anything under that field's top-level attribute.
  */
-import type { CompiledRuleset } from "../../evaluation/index.js";
+import { contextValues, type CompiledRuleset } from "../../evaluation/index.js";
 import type { EvaluateJob } from "../protocol.js";
 import type { JobContext } from "../job-context.js";
 import type { Attributes } from "../../schemas/tracking-fields.js";
@@ -61,6 +61,59 @@ export function mergeRemoteContext(jobContext: JobContext, job: EvaluateJob, con
     used = true;
   }
   return used;
+}
+
+/** A nested context's field values with remote context applied. */
+export interface ResolvedContext {
+  values: (string | undefined)[];
+  remoteContextUsed: boolean;
+  /** The stored user and company used (null: none), for the merged context events record (mergedContext). */
+  storedUser: StoredEntity | null;
+  storedCompany: StoredEntity | null;
+}
+
+/** Whether every top-level attribute name flattens to paths under itself alone: not empty, no dots. */
+function plainKeys(sent: Record<string, unknown>): boolean {
+  for (const key in sent) if (key === "" || key.includes(".")) return false;
+  return true;
+}
+
+function storedOf(jobContext: JobContext, job: EvaluateJob, kind: EntityKind, sent: unknown): StoredEntity | null {
+  const id = idOf(sent);
+  return id === undefined ? null : storedEntity(jobContext, job, kind, id);
+}
+
+/** Whether the stored entity's flat form can fill the fields the request did not send (see resolveWithRemoteContext). */
+function fillsFlat(stored: StoredEntity | null, sent: unknown): boolean {
+  return stored === null || (stored.flat !== null && plainKeys(sent as Record<string, unknown>));
+}
+
+/**
+ * The field values of a nested context (OFREP's) with the stored user and company filled in under what the request
+ * sent: the sent context resolved as it is, then each stored entity's flat form fills the fields under attributes
+ * the request did not send (fillRemoteFields) — the values the merged context gives, without merging objects per
+ * request. When a stored entity is not flat-safe, or the request sent an attribute whose name holds a dot (whose
+ * paths may meet a stored attribute's), the merged context decides instead.
+ */
+export function resolveWithRemoteContext(jobContext: JobContext, job: EvaluateJob, ruleset: CompiledRuleset, context: Record<string, unknown>): ResolvedContext {
+  const storedUser = storedOf(jobContext, job, "user", context.user);
+  const storedCompany = storedOf(jobContext, job, "company", context.company);
+  const remoteContextUsed = storedUser !== null || storedCompany !== null;
+  if (!fillsFlat(storedUser, context.user) || !fillsFlat(storedCompany, context.company)) {
+    return { values: contextValues(ruleset, mergedContext(context, storedUser, storedCompany)), remoteContextUsed, storedUser, storedCompany };
+  }
+  const values = contextValues(ruleset, context);
+  if (storedUser !== null) fillRemoteFields(values, ruleset, "user", storedUser.flat!, Object.keys(context.user as Record<string, unknown>));
+  if (storedCompany !== null) fillRemoteFields(values, ruleset, "company", storedCompany.flat!, Object.keys(context.company as Record<string, unknown>));
+  return { values, remoteContextUsed, storedUser, storedCompany };
+}
+
+/** The context with the stored attributes merged in under what was sent (`{...stored, ...sent}`). */
+export function mergedContext(context: Record<string, unknown>, storedUser: StoredEntity | null, storedCompany: StoredEntity | null): Record<string, unknown> {
+  const merged = { ...context };
+  if (storedUser !== null) merged.user = { ...storedUser.attributes, ...(context.user as Record<string, unknown>) };
+  if (storedCompany !== null) merged.company = { ...storedCompany.attributes, ...(context.company as Record<string, unknown>) };
+  return merged;
 }
 
 /** The id of the context's user or company in a nested context, as remote context reads it. */

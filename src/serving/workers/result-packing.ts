@@ -7,7 +7,7 @@
  * per-answer allocation); the other answers are copied in when they are ready.
  *
  * Layout: u32 count, u32 bytes used, then per result a 15-byte entry (u16 status, u8 flags, u32 body offset,
- * u32 body length, u32 headers length — the headers' JSON right after the body), then the bodies.
+ * u32 body length, u32 headers length — the headers' JSON, or an ETag's text, right after the body), then the bodies.
  */
 import type { AnswerRing, RingRegion } from "./answer-ring.js";
 import type { JobResult } from "../protocol.js";
@@ -16,6 +16,8 @@ import type { AnswerTarget } from "../../evaluation/index.js";
 const JSON_CONTENT_TYPE = "application/json";
 const FLAG_TEXT = 1;
 const FLAG_OTHER_HEADERS = 2;
+/** The headers are the JSON content type and an ETag, whose text follows the body (OFREP's bulk answers). */
+const FLAG_ETAG = 4;
 const HEADER_BYTES = 8;
 const ENTRY_BYTES = 15;
 const MIN_CAPACITY = 4 * 1024;
@@ -35,14 +37,18 @@ function text(bytes: Uint8Array): string {
 }
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_CONTENT_TYPE });
 
-function usualHeaders(headers: Record<string, string> | undefined): boolean {
-  if (headers === undefined) return false;
+/** FLAG_ETAG with the ETag for JSON headers with one, 0 for the JSON content type alone, FLAG_OTHER_HEADERS else. */
+function headerShape(headers: Record<string, string> | undefined): { flag: number; etag?: string } {
+  if (headers === undefined) return { flag: FLAG_OTHER_HEADERS };
   let count = 0;
+  let etag: string | undefined;
   for (const name in headers) {
     count++;
-    if (name !== "content-type" || headers[name] !== JSON_CONTENT_TYPE) return false;
+    if (name === "etag") etag = headers[name];
+    else if (name !== "content-type" || headers[name] !== JSON_CONTENT_TYPE) return { flag: FLAG_OTHER_HEADERS };
   }
-  return count === 1;
+  if (etag !== undefined) return count === 2 ? { flag: FLAG_ETAG, etag } : { flag: FLAG_OTHER_HEADERS };
+  return { flag: count === 1 ? 0 : FLAG_OTHER_HEADERS };
 }
 
 /** Worker-local buffers of finished arenas whose bytes went through the ring: the next arenas write into them. */
@@ -72,13 +78,14 @@ export class ResultArena implements AnswerTarget {
   /** Copies `result` in as the answer at `position` (its body may be a transient view: it is not kept). */
   set(position: number, result: JobResult): void {
     const text = typeof result.body === "string";
-    const headers = usualHeaders(result.headers) ? undefined : JSON.stringify(result.headers ?? {});
+    const shape = headerShape(result.headers);
+    const headers = shape.flag === FLAG_OTHER_HEADERS ? JSON.stringify(result.headers ?? {}) : shape.etag;
     const bodyOffset = this.used;
     const bodyLength = text ? this.writeText(result.body as string) : this.writeBytes(result.body as Uint8Array);
     const headersLength = headers === undefined ? 0 : this.writeText(headers);
     const entry = HEADER_BYTES + position * ENTRY_BYTES;
     this.view.setUint16(entry, result.status);
-    this.view.setUint8(entry + 2, (text ? FLAG_TEXT : 0) | (headers === undefined ? 0 : FLAG_OTHER_HEADERS));
+    this.view.setUint8(entry + 2, (text ? FLAG_TEXT : 0) | shape.flag);
     this.view.setUint32(entry + 3, bodyOffset);
     this.view.setUint32(entry + 7, bodyLength);
     this.view.setUint32(entry + 11, headersLength);
@@ -153,7 +160,13 @@ export function unpackResults(packed: ArrayBuffer | Uint8Array, textAsBytes = fa
     const length = view.getUint32(entry + 7);
     const headersLength = view.getUint32(entry + 11);
     const body = bytes.subarray(offset, offset + length);
-    const headers = (flags & FLAG_OTHER_HEADERS) === 0 ? JSON_HEADERS : (JSON.parse(text(bytes.subarray(offset + length, offset + length + headersLength))) as Record<string, string>);
+    const headerBytes = bytes.subarray(offset + length, offset + length + headersLength);
+    const headers =
+      (flags & FLAG_OTHER_HEADERS) !== 0
+        ? (JSON.parse(text(headerBytes)) as Record<string, string>)
+        : (flags & FLAG_ETAG) !== 0
+          ? { "content-type": JSON_CONTENT_TYPE, etag: text(headerBytes) }
+          : JSON_HEADERS;
     results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 && !textAsBytes ? text(body) : body };
   }
   return results;
