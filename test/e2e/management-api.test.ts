@@ -68,6 +68,12 @@ describe("management API", () => {
     expect(rotated.body.key).toMatch(/^sec_production_/);
     expect((await request(server.url, "GET", "/features", { token: production.secretKey })).status).toBe(401);
     expect((await request(server.url, "GET", "/features", { token: rotated.body.key })).status).toBe(200);
+    // A publishable key answered from the index of presented publishable keys is revoked at once as well.
+    expect((await request(server.url, "GET", "/features/evaluated", { token: production.publishableKey })).status).toBe(200);
+    const rotatedPublishable = await request(server.url, "POST", `/admin/environments/${production.id}/keys/rotate`, { token: admin, body: { kind: "publishable" } });
+    expect(rotatedPublishable.status).toBe(200);
+    expect((await request(server.url, "GET", "/features/evaluated", { token: production.publishableKey })).status).toBe(401);
+    expect((await request(server.url, "GET", "/features/evaluated", { token: rotatedPublishable.body.key })).status).toBe(200);
     const badKind = await request(server.url, "POST", `/admin/environments/${production.id}/keys/rotate`, { token: admin, body: { kind: "tracking" } });
     expect(badKind.status).toBe(400);
     expect(badKind.body.error.validationErrors[0].path).toBe("kind");
