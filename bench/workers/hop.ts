@@ -11,13 +11,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
-import { idleShareBetween, machineTicks } from "../support/thread-cpu.js";
+import { cpuBetween, idleShareBetween, machineTicks, threadTicks } from "../support/thread-cpu.js";
 import { busyFor, HOP, waitAsync, type HopSetup } from "./hop-layout.js";
 
 const USAGE = `node dist/bench/workers/hop.js [--in-flight N] [--main-us N] [--work-us N] [--answer-bytes N] [--spin-us N] [--rounds N] [--seconds N]
 
 Jobs through Piscina (the service's way) against shared rings, in the same closed loop; prints jobs/s, CPU per job
-(all threads) and the machine's idle share, per round. Defaults model /features/evaluated at 50 features:
+(all threads, and the main thread's alone) and the machine's idle share, per round. Defaults model /features/evaluated at 50 features:
   --in-flight N     jobs in flight (default 50, the bench's connections)
   --main-us N       main-thread CPU per job, half before sending it and half after its answer (default 20)
   --work-us N       worker CPU per job (default 30)
@@ -166,6 +166,8 @@ function ringHop(setup: HopSetup, onAnswer: (slot: number, answers: Uint8Array) 
 interface RoundFigure {
   jobsPerSecond: number;
   cpuUsPerJob: number;
+  /** The main thread's share: what the hop costs the thread that serves HTTP (with --main-us 0, the hop's alone). */
+  mainUsPerJob: number;
   idleShare: number;
 }
 
@@ -195,17 +197,19 @@ async function measure(make: (setup: HopSetup, onAnswer: (slot: number, answers:
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const startCompleted = completed;
   const startCpu = process.cpuUsage();
+  const startThreads = threadTicks(process.pid);
   const startMachine = machineTicks();
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   const jobs = completed - startCompleted;
   const elapsed = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(startCpu);
+  const mainMs = cpuBetween(startThreads, threadTicks(process.pid)).find((thread) => thread.main)?.ms ?? 0;
   const idleShare = idleShareBetween(startMachine, machineTicks());
   measuring = false;
   await hop.close();
   if (checksum === 0) throw new Error("no answer was read");
-  return { jobsPerSecond: Math.round(jobs / elapsed), cpuUsPerJob: Math.round(((cpu.user + cpu.system) / jobs) * 10) / 10, idleShare: Math.round(idleShare * 1000) / 10 };
+  return { jobsPerSecond: Math.round(jobs / elapsed), cpuUsPerJob: Math.round(((cpu.user + cpu.system) / jobs) * 10) / 10, mainUsPerJob: Math.round(((mainMs * 1000) / jobs) * 10) / 10, idleShare: Math.round(idleShare * 1000) / 10 };
 }
 
 async function main(): Promise<void> {
@@ -220,7 +224,7 @@ async function main(): Promise<void> {
       ["rings, one by one", ringHop, true],
     ] as const) {
       const figure = await measure(make, oneByOne, seconds);
-      process.stdout.write(`round ${round} ${name.padEnd(19)} ${String(figure.jobsPerSecond).padStart(7)} jobs/s  ${String(figure.cpuUsPerJob).padStart(6)} µs CPU/job  idle ${figure.idleShare} %\n`);
+      process.stdout.write(`round ${round} ${name.padEnd(19)} ${String(figure.jobsPerSecond).padStart(7)} jobs/s  ${String(figure.cpuUsPerJob).padStart(6)} µs CPU/job (main thread ${figure.mainUsPerJob})  idle ${figure.idleShare} %\n`);
     }
   }
 }

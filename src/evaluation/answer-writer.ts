@@ -16,7 +16,6 @@ import { optInItem } from "./evaluate-ruleset.js";
 import { serializeEvaluation } from "./serialize-evaluation.js";
 import type { EvaluatedFeature, OptInItem } from "./types.js";
 import type { CachedOutcome, ItemCache } from "./item-cache.js";
-import type { OutcomeMemo } from "./outcome-memo.js";
 
 /** Rules (or variants) whose results fit an outcome number; a longer list takes the per-request path. */
 const MAX_CACHED_RULES = 24;
@@ -63,12 +62,6 @@ export interface AnswerOptions {
   target?: AnswerTarget;
   /** False: only evaluate and report each item (onItem), no answer bytes put together (OFREP shapes its own). */
   assemble?: boolean;
-  /**
-   * Collects, in answer order, what the caller derives from each item's outcome and keeps in its memo record under
-   * `slot` (outcome-memo.ts): read straight from the remembered outcome, with no view and no callback per item;
-   * `derive` runs only for an outcome seen for the first time (or not remembered) and answers the derived value.
-   */
-  derived?: { slot: keyof OutcomeMemo; derive: (outcome: OutcomeView) => unknown; into: unknown[] };
 }
 
 const encoder = new TextEncoder();
@@ -183,21 +176,14 @@ function itemBytes(feature: CompiledFeature, scope: EvaluationScope, optIn: OptI
   const missingKey = targetingMissing * MISSING_CODE_LIMIT + variantMissing;
   const cache = feature.items;
   let cached = missingKey === 0 ? (key < DENSE_OUTCOMES ? cache.dense[key] : cache.plain.get(key)) : cache.withMissing.get(key)?.get(missingKey);
-  const derived = options.derived;
-  if (derived !== undefined && cached !== undefined) {
-    const value = (cached.memo as OutcomeMemo | undefined)?.[derived.slot];
-    if (value !== undefined) {
-      derived.into.push(value);
-      return cached.bytes;
-    }
-  }
   // The outcome's objects are built only when its bytes are new or a caller wants to see it.
-  if (cached === undefined || options.onItem !== undefined || derived !== undefined) {
+  if (cached === undefined || options.onItem !== undefined) {
     const outcome = seenOutcome.reset(feature, rules, targetingMissing, variants, variantMissing, radix, optIn);
     cached ??= remember(cache, key, missingKey, outcome.item());
-    outcome.cached = cached;
-    options.onItem?.(feature, outcome);
-    if (derived !== undefined) derived.into.push(derived.derive(outcome));
+    if (options.onItem !== undefined) {
+      outcome.cached = cached;
+      options.onItem(feature, outcome);
+    }
   }
   return cached.bytes;
 }
@@ -283,9 +269,7 @@ function uncachedItem(feature: CompiledFeature, scope: EvaluationScope, optIn: O
   const variantResults = runList(feature.variantRules, scope);
   const variantMissing = namesOf(scope.missing, scope.missingCount, fields.names);
   const item = evaluatedFeature(feature, isEnabled, ruleResults, missing, variantResults, variantMissing, optIn);
-  const outcome = { item: () => item, memo: undefined };
-  options.onItem?.(feature, outcome);
-  if (options.derived !== undefined) options.derived.into.push(options.derived.derive(outcome));
+  options.onItem?.(feature, { item: () => item, memo: undefined });
   return encodeItem(item);
 }
 

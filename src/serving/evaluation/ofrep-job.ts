@@ -151,7 +151,7 @@ export function evaluateOfrep(
     return { answer: { status: 200, body: flag!.body, headers: JSON_HEADERS }, featureEvents: flag!.event };
   }
   bulkOutcomes.length = 0;
-  writeAnswer(ruleset, resolved.values, { ...options, derived: { slot: "ofrep", derive: (outcome) => ofrepOf(outcome, version), into: bulkOutcomes } });
+  writeAnswer(ruleset, resolved.values, { ...options, onItem: (_feature, outcome) => bulkOutcomes.push(ofrepOf(outcome, version)) });
   const body = writeOfrepBulk(bulkOutcomes, request.publishableKey, target);
   const etag = ofrepEtag(version, request.publishableKey, bulkOutcomes);
   bulkOutcomes.length = 0;

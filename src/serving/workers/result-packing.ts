@@ -37,18 +37,25 @@ function text(bytes: Uint8Array): string {
 }
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": JSON_CONTENT_TYPE });
 
+interface HeaderShape {
+  flag: number;
+  etag?: string;
+}
+const USUAL: HeaderShape = { flag: 0 };
+const OTHER: HeaderShape = { flag: FLAG_OTHER_HEADERS };
+
 /** FLAG_ETAG with the ETag for JSON headers with one, 0 for the JSON content type alone, FLAG_OTHER_HEADERS else. */
-function headerShape(headers: Record<string, string> | undefined): { flag: number; etag?: string } {
-  if (headers === undefined) return { flag: FLAG_OTHER_HEADERS };
+function headerShape(headers: Record<string, string> | undefined): HeaderShape {
+  if (headers === undefined) return OTHER;
   let count = 0;
   let etag: string | undefined;
   for (const name in headers) {
     count++;
     if (name === "etag") etag = headers[name];
-    else if (name !== "content-type" || headers[name] !== JSON_CONTENT_TYPE) return { flag: FLAG_OTHER_HEADERS };
+    else if (name !== "content-type" || headers[name] !== JSON_CONTENT_TYPE) return OTHER;
   }
-  if (etag !== undefined) return count === 2 ? { flag: FLAG_ETAG, etag } : { flag: FLAG_OTHER_HEADERS };
-  return { flag: count === 1 ? 0 : FLAG_OTHER_HEADERS };
+  if (etag !== undefined) return count === 2 ? { flag: FLAG_ETAG, etag } : OTHER;
+  return count === 1 ? USUAL : OTHER;
 }
 
 /** Worker-local buffers of finished arenas whose bytes went through the ring: the next arenas write into them. */
@@ -160,13 +167,13 @@ export function unpackResults(packed: ArrayBuffer | Uint8Array, textAsBytes = fa
     const length = view.getUint32(entry + 7);
     const headersLength = view.getUint32(entry + 11);
     const body = bytes.subarray(offset, offset + length);
-    const headerBytes = bytes.subarray(offset + length, offset + length + headersLength);
+    // The headers' bytes are only looked at when there are any (a view per answer is an allocation on this thread).
     const headers =
-      (flags & FLAG_OTHER_HEADERS) !== 0
-        ? (JSON.parse(text(headerBytes)) as Record<string, string>)
+      (flags & (FLAG_OTHER_HEADERS | FLAG_ETAG)) === 0
+        ? JSON_HEADERS
         : (flags & FLAG_ETAG) !== 0
-          ? { "content-type": JSON_CONTENT_TYPE, etag: text(headerBytes) }
-          : JSON_HEADERS;
+          ? { "content-type": JSON_CONTENT_TYPE, etag: text(bytes.subarray(offset + length, offset + length + headersLength)) }
+          : (JSON.parse(text(bytes.subarray(offset + length, offset + length + headersLength))) as Record<string, string>);
     results[index] = { status, headers, body: (flags & FLAG_TEXT) !== 0 && !textAsBytes ? text(body) : body };
   }
   return results;
