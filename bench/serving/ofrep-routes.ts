@@ -96,29 +96,58 @@ export async function ofrepRevalidateRequests(baseUrl: string, app: SeededApp): 
   return revalidating;
 }
 
-/** The OFREP cases, each measured right after the counterpart it is compared with (measured here too when needed). */
-export async function benchOfrep(lab: Lab, target: ServiceTarget, options: { withCounterparts?: boolean } = {}): Promise<LoadFigure[]> {
-  const figures: LoadFigure[] = [];
-  const run = (id: string, title: string, requests: RequestSpec[], expectedStatus = 200) =>
-    measure(lab, { id, section: "evaluation", title, server: target.server, baseUrl: target.baseUrl, requests, expectedStatus });
+/** One measured case: its id, title, request stream (built when it runs) and the status its answers carry. */
+export interface OfrepCase {
+  id: string;
+  title: string;
+  requests: () => Promise<RequestSpec[]> | RequestSpec[];
+  expectedStatus: number;
+}
+
+/** The OFREP cases in report order, each preceded by its `/features/evaluated` counterpart when asked for. */
+export function ofrepCases(target: ServiceTarget, options: { withCounterparts?: boolean } = {}): OfrepCase[] {
+  const cases: OfrepCase[] = [];
   for (const features of OFREP_FEATURE_COUNTS) {
     if (!target.apps.has(features)) continue;
     const app = appWith(target, features);
     if (options.withCounterparts) {
-      figures.push(await run(evaluateId(features), `GET /features/evaluated, ${features} features, distinct contexts (10,000 users × 200 companies)`, evaluateRequests(app)));
+      cases.push({ id: evaluateId(features), title: `GET /features/evaluated, ${features} features, distinct contexts (10,000 users × 200 companies)`, requests: () => evaluateRequests(app), expectedStatus: 200 });
     }
-    figures.push(await run(ofrepBulkId(features), `POST /ofrep/v1/evaluate/flags, ${features} features, distinct contexts (the same, as JSON)`, ofrepBulkRequests(app)));
+    cases.push({ id: ofrepBulkId(features), title: `POST /ofrep/v1/evaluate/flags, ${features} features, distinct contexts (the same, as JSON)`, requests: () => ofrepBulkRequests(app), expectedStatus: 200 });
   }
-  if (!target.apps.has(50)) return figures;
+  if (!target.apps.has(50)) return cases;
   const app = appWith(target, 50);
-  figures.push(await run(EVALUATE_KEY_ID, "GET /features/evaluated?key=, 50 features (one in turn), distinct contexts", evaluateKeyRequests(app)));
-  figures.push(await run(OFREP_FLAG_ID, "POST /ofrep/v1/evaluate/flags/{key}, 50 features (one in turn), distinct contexts (records a check event each)", ofrepFlagRequests(app)));
-  const revalidateTitle = "POST /ofrep/v1/evaluate/flags, 50 features, matching If-None-Match (304), 1,000 users in turn";
+  cases.push({ id: EVALUATE_KEY_ID, title: "GET /features/evaluated?key=, 50 features (one in turn), distinct contexts", requests: () => evaluateKeyRequests(app), expectedStatus: 200 });
+  cases.push({
+    id: OFREP_FLAG_ID,
+    title: "POST /ofrep/v1/evaluate/flags/{key}, 50 features (one in turn), distinct contexts (records a check event each)",
+    requests: () => ofrepFlagRequests(app),
+    expectedStatus: 200,
+  });
+  cases.push({
+    id: OFREP_REVALIDATE_ID,
+    title: "POST /ofrep/v1/evaluate/flags, 50 features, matching If-None-Match (304), 1,000 users in turn",
+    requests: () => ofrepRevalidateRequests(target.baseUrl, app),
+    expectedStatus: 304,
+  });
+  return cases;
+}
+
+/** Measures one case on the target (a case whose requests cannot be built is a failed figure). */
+export async function measureOfrepCase(lab: Lab, target: ServiceTarget, ofrepCase: OfrepCase): Promise<LoadFigure> {
+  const head = { id: ofrepCase.id, section: "evaluation" as const, title: ofrepCase.title, server: target.server };
+  let requests: RequestSpec[];
   try {
-    const requests = await ofrepRevalidateRequests(target.baseUrl, app);
-    figures.push(await run(OFREP_REVALIDATE_ID, revalidateTitle, requests, 304));
+    requests = await ofrepCase.requests();
   } catch (error) {
-    figures.push(failedFigure({ id: OFREP_REVALIDATE_ID, section: "evaluation", title: revalidateTitle, server: target.server }, (error as Error).message));
+    return failedFigure(head, (error as Error).message);
   }
+  return measure(lab, { ...head, baseUrl: target.baseUrl, requests, expectedStatus: ofrepCase.expectedStatus });
+}
+
+/** The OFREP cases, each measured right after the counterpart it is compared with (measured here too when asked). */
+export async function benchOfrep(lab: Lab, target: ServiceTarget, options: { withCounterparts?: boolean } = {}): Promise<LoadFigure[]> {
+  const figures: LoadFigure[] = [];
+  for (const ofrepCase of ofrepCases(target, options)) figures.push(await measureOfrepCase(lab, target, ofrepCase));
   return figures;
 }

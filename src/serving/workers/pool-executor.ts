@@ -9,10 +9,12 @@ import { countTrackingBatch, overloaded, type Executor, type TrackingStats, type
 const CONCURRENT_TASKS_PER_WORKER = 16;
 /**
  * Mean answer size from which evaluations go one batch per worker at a time (BatchGate). Answer size stands for the
- * worker's time per evaluation: with small answers a batch is short next to the message's round trip, and one batch
- * per worker serves less than batches sent as they come; with large ones it serves more (docs/BENCHMARKS.md, "Figures behind the code").
+ * worker's time per evaluation: with tiny answers (one feature, `?key=`) a batch is short next to the message's round
+ * trip, and one batch per worker serves less than batches sent as they come; from a few features up it serves as
+ * much or more, in fewer and larger batches that cost the main thread less per request (docs/BENCHMARKS.md, "Figures
+ * behind the code": at 10 features, 2 KiB against 8 KiB, the same rate with 15 % less CPU per request).
  */
-const LARGE_ANSWER_BYTES = 8 * 1024;
+const LARGE_ANSWER_BYTES = 2 * 1024;
 /** Weight of the latest batch in the running mean of answer sizes. */
 const ANSWER_SIZE_WEIGHT = 0.1;
 /** Answer buffers kept for reuse: enough for every task in flight. */
