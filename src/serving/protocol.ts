@@ -46,9 +46,12 @@ export interface TrackJob {
 
 export type Job = EvaluateJob | TrackJob;
 
-/** One task: the jobs of a batch, and a buffer to write their answers into (moved back with them; see result-packing.ts). */
+/**
+ * One task: the jobs of a batch, packed (see workers/job-packing.ts), and a buffer to write their answers into (moved
+ * back with them; see result-packing.ts).
+ */
 export interface Batch {
-  jobs: Job[];
+  jobs: unknown[];
   buffer: ArrayBuffer | undefined;
 }
 

@@ -4,6 +4,7 @@ import type { Batch, Job, JobResult, WorkerSetup } from "../protocol.js";
 import { AnswerRing, type RingRegion } from "./answer-ring.js";
 import { unpackResults } from "./result-packing.js";
 import { BatchGate, sendSpread } from "./batch-gate.js";
+import { packJobs } from "./job-packing.js";
 import { countTrackingBatch, overloaded, type Executor, type TrackingStats, type Waiting } from "./executor.js";
 
 const CONCURRENT_TASKS_PER_WORKER = 16;
@@ -81,10 +82,11 @@ export function createPoolExecutor(options: PoolOptions): Executor {
     let largest = -1;
     for (let index = 0; index < spareBuffers.length; index++) if (largest < 0 || spareBuffers[index]!.byteLength > spareBuffers[largest]!.byteLength) largest = index;
     const buffer = largest < 0 ? undefined : spareBuffers.splice(largest, 1)[0];
-    const task: Batch = { jobs: batch.map((waiting) => waiting.job), buffer };
+    const jobs = batch.map((waiting) => waiting.job);
+    const task: Batch = { jobs: packJobs(jobs), buffer };
     if (options.stats !== undefined) {
       let tracking = 0;
-      for (const job of task.jobs) if (job.kind === "track") tracking++;
+      for (const job of jobs) if (job.kind === "track") tracking++;
       countTrackingBatch(options.stats, tracking);
     }
     pool.run(task, buffer === undefined ? {} : { transferList: [buffer] }).then(

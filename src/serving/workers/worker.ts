@@ -14,6 +14,7 @@ import type { Batch, WorkerSetup } from "../protocol.js";
 import { AnswerRing } from "./answer-ring.js";
 import { reportFault } from "./report-fault.js";
 import { ResultArena } from "./result-packing.js";
+import { unpackJobs } from "./job-packing.js";
 
 const setup = workerData as WorkerSetup;
 nameThisThread(`${THREAD_NAMES.jobWorker}${threadId}`);
@@ -35,7 +36,8 @@ export default async function runBatch(batch: Batch): Promise<unknown> {
   }
 }
 
-async function runTimed({ jobs, buffer }: Batch): Promise<unknown> {
+async function runTimed({ jobs: packedJobs, buffer }: Batch): Promise<unknown> {
+  const jobs = unpackJobs(packedJobs);
   // Commits go to lmdb-js's write thread: a worker answers evaluations, and one blocked in a commit's sync would hold
   // up every evaluation queued behind it (see routesToPool for what commits here: /bulk bodies, /features/enabled).
   context ??= createJobContext(new LmdbStore({ path: setup.dataDir, durability: setup.durability }), new AppendTally(setup.appendTally));
