@@ -14,6 +14,7 @@ import {
   type EvaluatedFeature,
   type OfrepOutcome,
   type OutcomeView,
+  type AnswerOptions,
   type AnswerTarget,
 } from "../../evaluation/index.js";
 import { ofrepEtag, writeOfrepBulk } from "../../evaluation/ofrep-bulk.js";
@@ -108,6 +109,12 @@ function ofrepOf(outcome: OutcomeView, flagStateVersion: number): OfrepOutcome {
 
 /** The outcomes of one bulk answer, in answer order (reused: an evaluation runs to its end before the next starts). */
 const bulkOutcomes: OfrepOutcome[] = [];
+/** The version the bulk answer being written is evaluated under (module state: no closure per request). */
+let bulkVersion = 0;
+
+function collectBulkOutcome(_feature: unknown, outcome: OutcomeView): void {
+  bulkOutcomes.push(ofrepOf(outcome, bulkVersion));
+}
 
 /**
  * The evaluation of an OFREP job: its answer and, for a single flag, the event to log (nobody waits for it). The
@@ -132,26 +139,22 @@ export function evaluateOfrep(
   }
   const resolved = resolveWithRemoteContext(jobContext, job, ruleset, context);
   // The writer's outcomes are what OFREP's text is made of; the writer's own answer bytes are not put together.
-  const options = {
-    flagStateVersion: version,
-    remoteContextUsed: resolved.remoteContextUsed,
-    assemble: false,
-    ...(current.allowsOptIn ? { optIns: optInsOf(jobContext, job, context) } : {}),
-  };
+  const options: AnswerOptions = { flagStateVersion: version, remoteContextUsed: resolved.remoteContextUsed, assemble: false };
+  if (current.allowsOptIn) options.optIns = optInsOf(jobContext, job, context);
   if (found !== undefined) {
     let flag: { body: string; event: Evaluations } | undefined;
-    writeAnswer(ruleset, resolved.values, {
-      ...options,
-      onlyKey: found.feature.key,
-      onItem: (_feature, outcome) => {
-        const ofrep = ofrepOf(outcome, version);
-        flag = { body: found.config ? ofrep.config! : ofrep.access, event: checkEvent(outcome, ofrep.item, found.config, mergedContext(context, resolved.storedUser, resolved.storedCompany)) };
-      },
-    });
+    options.onlyKey = found.feature.key;
+    options.onItem = (_feature, outcome) => {
+      const ofrep = ofrepOf(outcome, version);
+      flag = { body: found.config ? ofrep.config! : ofrep.access, event: checkEvent(outcome, ofrep.item, found.config, mergedContext(context, resolved.storedUser, resolved.storedCompany)) };
+    };
+    writeAnswer(ruleset, resolved.values, options);
     return { answer: { status: 200, body: flag!.body, headers: JSON_HEADERS }, featureEvents: flag!.event };
   }
   bulkOutcomes.length = 0;
-  writeAnswer(ruleset, resolved.values, { ...options, onItem: (_feature, outcome) => bulkOutcomes.push(ofrepOf(outcome, version)) });
+  bulkVersion = version;
+  options.onItem = collectBulkOutcome;
+  writeAnswer(ruleset, resolved.values, options);
   const body = writeOfrepBulk(bulkOutcomes, request.publishableKey, target);
   const etag = ofrepEtag(version, request.publishableKey, bulkOutcomes);
   bulkOutcomes.length = 0;
