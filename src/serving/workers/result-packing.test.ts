@@ -31,6 +31,22 @@ describe("ResultArena", () => {
     expect([...(results[1]!.body as Uint8Array)]).toEqual([1, 2]);
   });
 
+  it("packs an ETag beside the JSON content type without a header record, and any other set as it is", () => {
+    const arena = new ResultArena(3);
+    arena.set(0, { status: 200, body: "{}", headers: { "content-type": "application/json", etag: '"1-2"' } });
+    arena.set(1, { status: 200, body: "{}", headers: { "content-type": "application/json", etag: '"3-4"', vary: "Origin" } });
+    arena.set(2, { status: 304, body: "", headers: { etag: '"5-6"' } });
+    const packed = arena.finish() as ArrayBuffer;
+    const results = unpackResults(packed);
+    expect(results.map((result) => result.headers)).toEqual([
+      { "content-type": "application/json", etag: '"1-2"' },
+      { "content-type": "application/json", etag: '"3-4"', vary: "Origin" },
+      { etag: '"5-6"' },
+    ]);
+    // The first answer's headers cost the ETag's five bytes after its body, not a JSON record.
+    expect(new DataView(packed).getUint32(8 + 11)).toBe(5);
+  });
+
   it("keeps a body written into the room it claimed where it is, and copies one that is elsewhere", () => {
     const arena = new ResultArena(3);
     const written = (text: string) => {
