@@ -11,17 +11,12 @@ import { bulkContextEntitiesBody, featureDefinitions, trafficEntitiesBodies } fr
 import type { Lab } from "../support/lab.js";
 import { detectDriver, type Driver } from "../support/load.js";
 import { MODES } from "../support/modes.js";
+import { median } from "../support/stats.js";
 import { startService, tempDir } from "../support/processes.js";
 import { waitCaughtUp } from "../support/projection.js";
 import { postBulk, seedApp, type SeededApp } from "../support/seed.js";
 import type { ServiceTarget } from "./evaluation-routes.js";
 import { measureOfrepCase, ofrepCases, OFREP_FEATURE_COUNTS, OFREP_PAIRS } from "./ofrep-routes.js";
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

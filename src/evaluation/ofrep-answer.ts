@@ -122,11 +122,9 @@ export function configFlag(item: EvaluatedFeature, flagStateVersion: number): Of
  * from these bytes (ofrep-bulk.ts), not built and serialised as objects per request.
  */
 export interface OfrepOutcome {
-  /** The feature's flags in a bulk answer: the access flag, and `,` and the config flag when it is served. */
-  bulk: string;
-  /** `bulk` as UTF-8. */
+  /** The feature's flags in a bulk answer, as UTF-8: the access flag, and `,` and the config flag when it is served. */
   bulkBytes: Uint8Array;
-  /** Two words of a digest of `bulk`: an answer's ETag is mixed from these instead of digesting its whole text. */
+  /** Two words of a digest of that text: an answer's ETag is mixed from these instead of digesting its whole text. */
   digestWords: readonly [number, number];
   access: string;
   /** The config flag alone, when the feature has one. */
@@ -143,5 +141,5 @@ export function ofrepOutcome(item: EvaluatedFeature, flagStateVersion: number, d
   const bulk = config === undefined ? access : `${access},${config}`;
   const digested = digest(bulk);
   const words = new DataView(digested.buffer, digested.byteOffset, 8);
-  return { bulk, bulkBytes: encoder.encode(bulk), digestWords: [words.getUint32(0), words.getUint32(4)], access, config, item };
+  return { bulkBytes: encoder.encode(bulk), digestWords: [words.getUint32(0), words.getUint32(4)], access, config, item };
 }

@@ -16,7 +16,7 @@ import { listOptedInFeatures } from "../../features/opt-in-store.js";
 import { evaluationRow, evaluationsOf, type Evaluations } from "../../tracking/index.js";
 import type { EvaluateJob, JobResult } from "../protocol.js";
 import type { JobContext } from "../job-context.js";
-import { contextEntityId, fillRemoteFields, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
+import { contextEntityId, fillRemoteFields, mergedEntity, mergeRemoteContext, storedEntity, topKeyOf } from "./remote-context.js";
 import type { EntityKind, StoredEntity } from "./stored-entity.js";
 import type { CurrentRuleset } from "./ruleset-cache.js";
 import { compressAnswer } from "../../evaluation/answer-encoding.js";
@@ -162,7 +162,7 @@ function evaluateFlat(
   // The context the events record: the request's, with the stored attributes merged in as the nested path does.
   const context = nestedContext(flat);
   for (const [kind, sent] of [["user", user], ["company", company]] as const) {
-    if (sent.stored !== null) context[kind] = { ...sent.stored.attributes, ...(context[kind] as Record<string, unknown>) };
+    if (sent.stored !== null) context[kind] = mergedEntity(sent.stored, context[kind]);
   }
   // Every item of a `/features/enabled` answer is enabled: no results to log beside the keys.
   return { bytes, featureEvents: evaluationsOf("evaluate", context, keys, rows) };

@@ -52,12 +52,9 @@ function idOf(entity: unknown): string | undefined {
 export function mergeRemoteContext(jobContext: JobContext, job: EvaluateJob, context: Record<string, unknown>): boolean {
   let used = false;
   for (const kind of ["user", "company"] as const) {
-    const sent = context[kind];
-    const id = idOf(sent);
-    if (id === undefined) continue;
-    const stored = storedEntity(jobContext, job, kind, id);
+    const stored = storedOf(jobContext, job, kind, context[kind]);
     if (stored === null) continue;
-    context[kind] = { ...stored.attributes, ...(sent as Record<string, unknown>) };
+    context[kind] = mergedEntity(stored, context[kind]);
     used = true;
   }
   return used;
@@ -108,11 +105,16 @@ export function resolveWithRemoteContext(jobContext: JobContext, job: EvaluateJo
   return { values, remoteContextUsed, storedUser, storedCompany };
 }
 
-/** The context with the stored attributes merged in under what was sent (`{...stored, ...sent}`). */
+/** A stored user or company with what the request sent under it merged over it: `{...stored, ...sent}`. */
+export function mergedEntity(stored: StoredEntity, sent: unknown): Record<string, unknown> {
+  return { ...stored.attributes, ...(sent as Record<string, unknown>) };
+}
+
+/** The context with the stored attributes merged in under what was sent (mergedEntity for each). */
 export function mergedContext(context: Record<string, unknown>, storedUser: StoredEntity | null, storedCompany: StoredEntity | null): Record<string, unknown> {
   const merged = { ...context };
-  if (storedUser !== null) merged.user = { ...storedUser.attributes, ...(context.user as Record<string, unknown>) };
-  if (storedCompany !== null) merged.company = { ...storedCompany.attributes, ...(context.company as Record<string, unknown>) };
+  if (storedUser !== null) merged.user = mergedEntity(storedUser, context.user);
+  if (storedCompany !== null) merged.company = mergedEntity(storedCompany, context.company);
   return merged;
 }
 
