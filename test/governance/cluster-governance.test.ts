@@ -128,7 +128,8 @@ describe("governance in cluster mode", () => {
     const random = seededRandom(11);
     let live = [a, b, c];
     let killed = false;
-    let rollout = await rolloutOn(a);
+    // Started on b: a answers once the replicated start has reached it (a read right away could find none yet).
+    let rollout = await eventually(() => rolloutOn(a), (seen) => seen !== undefined);
     for (let round = 0, until = Date.now() + 90_000; rollout.state === "running" && Date.now() < until; round++) {
       const node = live[round % live.length]!;
       await sendRound(node, keys.development.secretKey, "racing", { rates: {}, plan: () => "pro" }, 80, random, `race-${round}`);
