@@ -43,7 +43,10 @@ export class EvaluationServing {
    */
   afterAttributes<T>(environmentId: string, read: () => T | Promise<T>): T | Promise<T> {
     const attributes = this.parts.attributeWrites.projected(environmentId);
-    return attributes === undefined ? read() : attributes.then(read);
+    if (attributes === undefined) return read();
+    // Read in a promise reaction, the answer reaches the socket a microtask later, and the reactions of other reads
+    // waiting on the same projection run in between: an inline evaluation's transient body would be their bytes by then.
+    return attributes.then(() => keptBody(read()));
   }
 
   /**
@@ -97,4 +100,11 @@ export class EvaluationServing {
   attributesChanged(environmentId: string): void {
     this.parts.cache.attributesChanged(environmentId);
   }
+}
+
+/** An answer whose body outlives the next evaluation: a transient one (a view of the writer's buffer) copied. */
+function keptBody<T>(value: T): T {
+  const answer = value as Partial<JobResult> | undefined;
+  if (answer?.transient !== true || !(answer.body instanceof Uint8Array)) return value;
+  return { ...answer, body: answer.body.slice(), transient: false } as T;
 }
