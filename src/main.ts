@@ -242,6 +242,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
         const inFlight = () => frontEnds.reduce((sum, each) => sum + each.inFlight(), 0);
         // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
         while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        // Feature events answered before their commit (held a few milliseconds in the workers) go into the log too.
+        while (appendTally.inFlight() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
         clearInterval(crossProcessPoll);
         scheduler.stop();
         rolloutDriver.stop();

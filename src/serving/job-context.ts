@@ -4,6 +4,7 @@ import { TenancyRepository } from "../tenancy/tenancy-repository.js";
 import { TrackingReader } from "../tracking/index.js";
 import { AppendTally, type AppendTallySlot } from "../tracking/append-tally.js";
 import { AttributeCache } from "./evaluation/attribute-cache.js";
+import { HeldEvaluationEvents } from "./tracking/held-evaluation-events.js";
 import { TRACKING_PROJECTIONS } from "./tracking-projections.js";
 import type { TrackingProjections } from "../tracking/projections.js";
 import { RulesetCache } from "./evaluation/ruleset-cache.js";
@@ -24,6 +25,8 @@ export interface JobContext {
   projections: TrackingProjections;
   /** This thread's count of unawaited appends (the `evaluate` events of `/features/enabled`). */
   appendTally: AppendTallySlot;
+  /** Those events, held briefly to share one append (and the appends of acknowledged calls, which take them along). */
+  heldEvents: HeldEvaluationEvents;
 }
 
 /** Users and companies whose stored attributes a thread remembers for remote context. */
@@ -33,6 +36,7 @@ const ATTRIBUTE_CACHE_ENTRIES = 50_000;
 export function createJobContext(store: KvStore, appendTally: AppendTally = new AppendTally()): JobContext {
   const tenancy = new TenancyRepository(store);
   const features = new FeatureRepository(store);
+  const tally = appendTally.claim();
   return {
     store,
     tenancy,
@@ -42,6 +46,7 @@ export function createJobContext(store: KvStore, appendTally: AppendTally = new 
     attributes: { user: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES), company: new AttributeCache<StoredEntity>(ATTRIBUTE_CACHE_ENTRIES) },
     attributeEpochs: new Map(),
     projections: TRACKING_PROJECTIONS,
-    appendTally: appendTally.claim(),
+    appendTally: tally,
+    heldEvents: new HeldEvaluationEvents(store, tally),
   };
 }

@@ -1,4 +1,5 @@
-import { beforeEach, expect, it } from "vitest";
+import { beforeEach, expect, it, vi } from "vitest";
+import { AppendTally } from "../tracking/append-tally.js";
 import { runProjectionStep } from "../tracking/projector.js";
 import { useTempLmdbStore } from "../../test/support/temp-lmdb.js";
 import { FeatureRepository } from "../features/feature-repository.js";
@@ -8,7 +9,7 @@ import type { TrackingCall } from "../schemas/tracking.js";
 import type { EvaluateJob, TrackJob } from "./protocol.js";
 import { createJobContext, type JobContext } from "./job-context.js";
 import { runJob, runJobs } from "./run-job.js";
-import { lastAppended, projectedUpTo, trackingLogRecords, trackingLogStore } from "../tracking/tracking-log-table.js";
+import { lastAppended, projectedUpTo, trackingLogRecords } from "../tracking/tracking-log-table.js";
 
 let store: LmdbStore;
 const temp = useTempLmdbStore("switchyard-jobs-");
@@ -104,14 +105,39 @@ it("answers every job of a batch in order, the bad ones alone, and stores the go
   expect(context.tracking.listFeedback(envId, undefined, 10).feedback.map((feedback) => feedback.feedbackId)).toEqual([JSON.parse(answers[2]!.body as string).feedbackId]);
 });
 
-it("answers an evaluation-only batch without waiting for its append, which still commits", async () => {
+it("answers an evaluation-only batch without waiting for its append, which still commits, counted in flight until then", async () => {
+  const tally = new AppendTally();
+  context = createJobContext(store, tally);
   const answers = await runJobs(context, [enabled("context.user.id=u9")], (error) => {
     throw error;
   });
   expect(answers[0]!.status).toBe(200);
-  // Answered: the append was issued and may not be committed yet. This thread's writes commit in order.
-  await trackingLogStore(store).write(() => undefined);
+  // Answered: the events are held (HOLD_MS) and then appended; reads and shutdown wait on the tally meanwhile.
+  expect(tally.inFlight()).toBe(true);
+  expect(lastAppended(store)).toBe(0);
+  await vi.waitFor(() => expect(tally.inFlight()).toBe(false));
   expect(lastAppended(store)).toBe(1);
   await project();
   expect(context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents.map((event) => event.key)).toEqual(["huddle"]);
+});
+
+it("appends the evaluate events of batches that come close together as one record, taken along by a tracking call", async () => {
+  const tally = new AppendTally();
+  context = createJobContext(store, tally);
+  const fail = (error: unknown) => {
+    throw error;
+  };
+  for (const user of ["u1", "u2", "u3"]) await runJobs(context, [enabled(`context.user.id=${user}`)], fail);
+  await vi.waitFor(() => expect(tally.inFlight()).toBe(false));
+  expect([...trackingLogRecords(store, 0)].map((record) => record.requests.length)).toEqual([3]);
+
+  // Held events go ahead of a later batch's acknowledged call, in its append: the log keeps the order of arrival.
+  await runJobs(context, [enabled("context.user.id=u4")], fail);
+  const [tracked] = await runJobs(context, [job("event", '{"event":"opened","userId":"u5"}')], fail);
+  expect(tracked!.status).toBe(200);
+  expect(tally.inFlight()).toBe(false);
+  const second = [...trackingLogRecords(store, 1)].map((record) => record.requests.map((request) => (request.evaluations ? "evaluations" : request.items[0]!.type)));
+  expect(second).toEqual([["evaluations", "event"]]);
+  await project();
+  expect(context.tracking.listFeatureEvents(envId, undefined, 10).featureEvents.map((event) => (event.evalContext as { user: { id: string } }).user.id)).toEqual(["u1", "u2", "u3", "u4"]);
 });

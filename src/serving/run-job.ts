@@ -2,7 +2,6 @@ import { errorResponse } from "../http/responses.js";
 import { ServiceError } from "../errors/catalogue.js";
 import type { AnswerTarget } from "../evaluation/index.js";
 import type { LoggedRequest } from "../tracking/project-requests.js";
-import { appendToTrackingLog, trackingLogStore } from "../tracking/tracking-log-table.js";
 import type { Job, JobResult } from "./protocol.js";
 import { evaluateJob } from "./evaluation/evaluate-job.js";
 import type { JobContext } from "./job-context.js";
@@ -33,8 +32,8 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
  * Runs jobs that arrived together. Tracking requests are validated one by one (a bad one is answered alone), then
  * every valid one is appended to the tracking log as one record, in one transaction: each answer waits for that
  * commit and for nothing else (users, companies and analytics are projected from the log later, projector.ts).
- * The `evaluate` events of `/features/enabled` go into the same append, or into one of their own, and their answers
- * never wait for it: an evaluation's answer is a read, not an acknowledgement (API.md §4).
+ * The `evaluate` events of `/features/enabled` (and OFREP's `check` events) go into the same append, or are held to
+ * share one with later batches' (HeldEvaluationEvents), and their answers never wait for it: an evaluation's answer is a read, not an acknowledgement (API.md §4).
  *
  * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
  * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their
@@ -83,21 +82,12 @@ export function runJobs(
       answers[position] = failure(error, onFault);
     }
   });
-  if (logged.length > 0) {
-    const { store, appendTally } = jobContext;
-    const awaited = acknowledged.length > 0;
-    // Nobody waits for an append of evaluate events alone: the tally lets reads that must see them wait instead.
-    if (!awaited) appendTally.started();
-    const committed = trackingLogStore(store).write(() => appendToTrackingLog(store, logged));
-    if (!awaited) {
-      committed.then(
-        () => appendTally.finished(),
-        (error: unknown) => {
-          appendTally.finished();
-          onFault(error);
-        },
-      );
-    }
+  if (acknowledged.length === 0) {
+    // Nobody waits for evaluate events alone: they are held to share an append with the next batches' (the tally
+    // lets reads that must see them wait instead).
+    if (logged.length > 0) jobContext.heldEvents.hold(logged, onFault);
+  } else {
+    const committed = jobContext.heldEvents.appendWithHeld(logged);
     for (const { position, answer } of acknowledged) {
       answers[position] = committed.then(
         () => answer,
