@@ -35,6 +35,7 @@ const SCENARIOS = [
   "bulk-mixed",
   "health",
   "hello-get",
+  "hello-get-deferred",
   "hello-post",
   "group-commit",
   "bulk-ceiling",
@@ -59,6 +60,8 @@ Scenarios:
   bulk-mixed     POST /bulk, ${BULK_SIZE} items per body: 80 % events, 10 % users, 10 % companies, 8 in flight; projected too
   health         GET /health: the service's own cost of a request that does nothing
   hello-get      a bare uWebSockets.js hello-world GET (the transport ceiling)
+  hello-get-deferred  the same answer a turn later, as the service answers from its pool (evaluate-N's requests,
+                 their queries copied, one turn's answers under cork): the price of answering outside the handler
   hello-post     a bare uWebSockets.js hello-world POST
   group-commit   a bare uWebSockets.js POST that commits each body to LMDB before answering
   bulk-ceiling   the same, storing each item of bulk-mixed bodies on its own (the /bulk ceiling)
@@ -74,7 +77,7 @@ Options:
   --connections N    connections (default 50; bulk 8)
   --driver NAME      wrk (default when installed) or autocannon
   --profile DIR      run the service with --cpu-prof into DIR (one .cpuprofile per thread)
-  --body-bytes N     hello-get: answer with a body of N bytes (the transport's cost of a large answer)
+  --body-bytes N     hello-get, hello-get-deferred: answer with a body of N bytes (the transport's cost of a large answer)
   --node-arg ARG     an option for the service's node, e.g. --perf-basic-prof for perf (repeatable)
   --accept-encoding V  evaluate-N: send Accept-Encoding: V (large answers come compressed)
   --stages           evaluate-N: CPU per request stage by stage, from the service's CPU profiles (one measured run)
@@ -113,6 +116,10 @@ async function serverFor(scenario: Scenario, options: ProbeOptions, dataDir: str
   if (scenario === "bulk-ceiling") {
     const server = await startGroupCommitServer(dataDir, "items");
     return { server, requests: bareBulkMixedRequests() };
+  }
+  if (scenario === "hello-get-deferred") {
+    const server = await startHelloServer("uws-deferred", options.bodyBytes);
+    return { server, requests: evaluateRequests({ appId: "bare", environmentId: "bare", publishableKey: "pub_bare", secretKey: "", trackingKey: "", features: 0 }) };
   }
   if (scenario === "hello-get" || scenario === "hello-post") {
     const server = await startHelloServer("uws", scenario === "hello-get" ? options.bodyBytes : undefined);

@@ -9,6 +9,7 @@
  */
 import { createServer } from "node:http";
 import { loadNativeUws } from "../../src/http/load-uws.js";
+import type { HttpResponse } from "uWebSockets.js";
 import { whenBodyRead } from "./uws-body.js";
 
 /** Exactly 60 bytes, the size of a small SDK answer. */
@@ -46,6 +47,43 @@ function serveUws(getBodyBytes: number | undefined): void {
   });
 }
 
+/**
+ * The same GET answer, sent a turn later as the service sends every answer that comes back from its pool: the query
+ * copied out of the request (it is gone once the handler returns), an abort handler, and the answers of one turn
+ * written together under `cork`. Set beside the plain server it prices answering outside uWebSockets.js's handler;
+ * the hop to a worker and back is priced on its own (bench/workers/hop.ts).
+ */
+function serveUwsDeferred(getBodyBytes: number | undefined): void {
+  const uws = loadNativeUws();
+  const app = uws.App();
+  const getBody = getBodyBytes === undefined ? Buffer.from(HELLO_BODY) : paddedBody(getBodyBytes);
+  const waiting: { res: HttpResponse; aborted: boolean; query: string }[] = [];
+  let queryBytes = 0;
+  const answerAll = () => {
+    for (const pending of waiting) {
+      if (pending.aborted) continue;
+      pending.res.cork(() => {
+        pending.res.writeHeader("content-type", "application/json").end(getBody);
+      });
+    }
+    waiting.length = 0;
+  };
+  app.get("/*", (res, req) => {
+    const pending = { res, aborted: false, query: req.getQuery() ?? "" };
+    queryBytes += pending.query.length;
+    res.onAborted(() => {
+      pending.aborted = true;
+    });
+    if (waiting.push(pending) === 1) setImmediate(answerAll);
+  });
+  app.listen("127.0.0.1", 0, (socket) => {
+    if (!socket) throw new Error("deferred uWebSockets.js server could not listen");
+    announce(uws.us_socket_local_port(socket));
+  });
+  // Keeps the copied queries observable, so that their copy cannot be optimised away.
+  process.on("SIGTERM", () => process.exit(queryBytes >= 0 ? 0 : 1));
+}
+
 function serveNode(): void {
   const server = createServer((request, response) => {
     const answer = () => {
@@ -68,18 +106,21 @@ function serveNode(): void {
   });
 }
 
-const USAGE = `node dist/bench/baselines/hello-server.js [uws|node] [BYTES]
+const USAGE = `node dist/bench/baselines/hello-server.js [uws|uws-deferred|node] [BYTES]
 
 The transport ceiling: a bare server on 127.0.0.1 (ephemeral port, printed as {"message":"listening","port":N}) that
 answers every GET with a 60-byte JSON body (BYTES bytes with uws BYTES) and every POST, once its body is read, with
-the same. uws: uWebSockets.js (default); node: node:http.
+the same. uws: uWebSockets.js (default); uws-deferred: the same GET answer a turn later, as the service answers what
+comes back from its pool (query copied, abort handler, one turn's answers under cork); node: node:http.
 `;
 
 // Run only as an entry point (the report imports HELLO_BODY).
 if (process.argv[1]?.endsWith("hello-server.js") && (process.argv.includes("--help") || process.argv.includes("-h"))) process.stdout.write(USAGE);
 else if (process.argv[1]?.endsWith("hello-server.js")) {
   const kind = process.argv[2] ?? "uws";
-  if (kind === "uws") serveUws(process.argv[3] === undefined ? undefined : Number(process.argv[3]));
+  const bytes = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
+  if (kind === "uws") serveUws(bytes);
+  else if (kind === "uws-deferred") serveUwsDeferred(bytes);
   else if (kind === "node") serveNode();
   else throw new Error(`unknown hello-world server kind ${kind}`);
   process.on("SIGTERM", () => process.exit(0));

@@ -72,7 +72,7 @@ export function startGroupCommitServer(dataDir: string, mode: GroupCommitMode = 
  * The bare uWebSockets.js or node:http hello-world server (bench/baselines/hello-server.js); with `getBodyBytes`, a
  * uWebSockets.js one whose GET answers are that large.
  */
-export function startHelloServer(kind: "uws" | "node", getBodyBytes?: number): Promise<Listening> {
+export function startHelloServer(kind: "uws" | "uws-deferred" | "node", getBodyBytes?: number): Promise<Listening> {
   const args = [resolve(import.meta.dirname, "../baselines/hello-server.js"), kind, ...(getBodyBytes === undefined ? [] : [String(getBodyBytes)])];
   return spawnListening(args, {});
 }
