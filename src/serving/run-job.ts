@@ -33,7 +33,8 @@ export type AnswerSink = (position: number, answer: JobResult) => void;
  * every valid one is appended to the tracking log as one record, in one transaction: each answer waits for that
  * commit and for nothing else (users, companies and analytics are projected from the log later, projector.ts).
  * The `evaluate` events of `/features/enabled` (and OFREP's `check` events) go into the same append, or are held to
- * share one with later batches' (HeldEvaluationEvents), and their answers never wait for it: an evaluation's answer is a read, not an acknowledgement (API.md §4).
+ * share one with later batches' (HeldEvaluationEvents), and their answers never wait for it: an evaluation's answer
+ * is a read, not an acknowledgement (API.md §4).
  *
  * With a `sink`, evaluation answers are handed to it as soon as they are written (their bytes straight from the
  * answer writer's buffer, or from the room claimed in `target`, so the sink must copy or keep them at once) and their
