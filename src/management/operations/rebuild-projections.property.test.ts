@@ -20,7 +20,7 @@ import type { TrackingCall } from "../../schemas/tracking.js";
 import type { KvStore } from "../../storage/kv.js";
 import { LmdbStore } from "../../storage/lmdb-store.js";
 import { TenancyRepository } from "../../tenancy/tenancy-repository.js";
-import { lastAppended, projectedUpTo, trackingLogStore } from "../../tracking/tracking-log-table.js";
+import { lastAppended, projectedUpTo } from "../../tracking/tracking-log-table.js";
 import { rebuildProjections, verifyProjections } from "./rebuild-projections.js";
 
 const RUNS = 100;
@@ -96,8 +96,8 @@ async function playRun(context: JobContext, environmentId: string, batches: { ca
       const id = text.includes("feedbackId") ? (JSON.parse(text) as { feedbackId?: string }).feedbackId : undefined;
       if (id !== undefined && !feedbackIds.includes(id)) feedbackIds.push(id);
     }
-    // This thread's writes commit in order: evaluate-only appends (not awaited) are in once this one is.
-    await trackingLogStore(context.store).write(() => undefined);
+    // Evaluate-only appends are held (not awaited): in the log once flushed, as the service's reads wait for them.
+    await context.heldEvents.flush();
     await runProjectionStep(context.store, batch.stepItems, fault, context.projections);
   }
 }

@@ -33,13 +33,14 @@ export class HeldEvaluationEvents {
     this.onFault = onFault;
     if (this.held.length === 0) {
       this.tally.started();
-      this.timer = setTimeout(() => this.flush(), HOLD_MS);
+      // A failed append is reported through onFault (settleTally); the promise has nobody else to tell.
+      this.timer = setTimeout(() => void this.flush().catch(() => {}), HOLD_MS);
     }
     for (const request of requests) {
       this.held.push(request);
       this.heldEvents += request.evaluations === undefined ? 0 : evaluationCount(request.evaluations);
     }
-    if (this.heldEvents >= FLUSH_AT_EVENTS) this.flush();
+    if (this.heldEvents >= FLUSH_AT_EVENTS) void this.flush().catch(() => {});
   }
 
   /**
@@ -55,11 +56,14 @@ export class HeldEvaluationEvents {
     return committed;
   }
 
-  private flush(): void {
+  /** Appends what is held now, without waiting for more; resolves once that is committed (at once when none is held). */
+  flush(): Promise<void> {
     const held = this.take();
-    if (held.length === 0) return;
+    if (held.length === 0) return Promise.resolve();
     const store = this.store;
-    this.settleTally(trackingLogStore(store).write(() => appendToTrackingLog(store, held)));
+    const committed = trackingLogStore(store).write(() => appendToTrackingLog(store, held));
+    this.settleTally(committed);
+    return committed.then(() => undefined);
   }
 
   private take(): LoggedRequest[] {
