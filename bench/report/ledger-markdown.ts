@@ -2,6 +2,7 @@
 import type { RoleCpu } from "../support/thread-cpu.js";
 import { count, isNumber, table } from "./format.js";
 import type { Ledger } from "./ledger.js";
+import { FLOOR_STAGES, type LedgerFloor } from "./ledger-floors.js";
 
 export const LEDGER_HEADING = "## CPU per request: the ledger";
 
@@ -46,5 +47,19 @@ export function ledgerBlocks(ledger: Ledger): string[] {
       ["goal", "measured", "limit", "verdict"],
       ledger.goals.map((goal) => [goal.text, times(goal.value), `≤ ${goal.limit}×`, goal.verdict]),
     ),
+    ...ledger.floors.map(floorLine),
   ];
+}
+
+/** What every answer at N features must cost, against what the goal on the total allows. */
+function floorLine(floor: LedgerFloor): string {
+  const parts = FLOOR_STAGES.map((stage) => `${stage} ${us(floor.stageUs[stage])}`).join(" + ");
+  const judged = floor.bounded
+    ? "bounded: what every answer must do already costs more than the goal allows"
+    : `not bounded by it: ${us(floor.allowedUs - floor.floorUs)} µs would remain for everything else`;
+  return (
+    `**What every answer at ${floor.features} features must cost** (this run's profiled stages, "CPU per stage", scaled ` +
+    `to the unprofiled ledger by ×${floor.scale.toFixed(3)}): the bare server ${us(floor.transportUs)} µs + ${parts} = ` +
+    `**${us(floor.floorUs)} µs**, against the ${us(floor.allowedUs)} µs the goal on the total allows — ${judged}.`
+  );
 }

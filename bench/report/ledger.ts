@@ -11,7 +11,9 @@ import { OFREP_PAIRS } from "../serving/ofrep-routes.js";
 import { BULK_MIXED_ID, EVENT_ID } from "../serving/tracking-routes.js";
 import type { LoadFigure } from "../support/lab.js";
 import type { RoleCpu } from "../support/thread-cpu.js";
+import type { StageFigure } from "../serving/evaluation-stages.js";
 import { verdict, type Verdict } from "./comparison.js";
+import { ledgerFloors, type LedgerFloor } from "./ledger-floors.js";
 
 export interface LedgerRow {
   id: string;
@@ -43,7 +45,15 @@ export interface LedgerGoal {
 export interface Ledger {
   rows: LedgerRow[];
   goals: LedgerGoal[];
+  /** For the goals on the total at 10 and 50 features: what every answer must cost (ledger-floors.ts). */
+  floors: LedgerFloor[];
 }
+
+/** The goals on all threads' CPU per request against the bare same-bytes server. */
+const TOTAL_LIMITS = [
+  { features: 10, rowId: evaluateId(10), limit: 2.5 },
+  { features: 50, rowId: evaluateId(50), limit: 3 },
+] as const;
 
 /** Each ledger row: the service's figure and what it is set against. */
 const ROWS: readonly { id: string; baselineId: string; label: string; unit: "request" | "item"; baselineLabel?: string }[] = [
@@ -66,7 +76,8 @@ const ratioOf = (value: number | undefined, baseline: number | undefined): numbe
   value === undefined || baseline === undefined || !(baseline > 0) ? Number.NaN : value / baseline;
 const ceilingOf = (us: number | undefined): number => (us === undefined || !(us > 0) ? Number.NaN : 1e6 / us);
 
-export function buildLedger(byId: ReadonlyMap<string, LoadFigure>): Ledger {
+/** `stages`: the run's profiled stages of an evaluation, for the floors (none: no floors). */
+export function buildLedger(byId: ReadonlyMap<string, LoadFigure>, stages: readonly StageFigure[] = []): Ledger {
   const rows: LedgerRow[] = ROWS.filter((row) => byId.has(row.id)).map((row) => {
     const service = byId.get(row.id)?.threadCpuUsPerItem;
     const baselineFigure = byId.get(row.baselineId);
@@ -92,13 +103,14 @@ export function buildLedger(byId: ReadonlyMap<string, LoadFigure>): Ledger {
   };
   const cpu = (id: string) => byId.get(id)?.threadCpuUsPerItem?.total;
   const goals = [
-    goal("CPU per request at 10 features ≤ 2.5× the bare same-bytes server", row(evaluateId(10))?.ratio, 2.5),
-    goal("CPU per request at 50 features ≤ 3.0× the bare same-bytes server", row(evaluateId(50))?.ratio, 3),
+    ...TOTAL_LIMITS.map(({ features, rowId, limit }) =>
+      goal(`CPU per request at ${features} features ≤ ${limit.toFixed(1)}× the bare same-bytes server`, row(rowId)?.ratio, limit),
+    ),
     goal("front-end thread at 10 features ≤ 1.5× the bare server's thread", row(evaluateId(10))?.frontEndRatio, 1.5),
     goal("front-end thread at 50 features ≤ 1.5× the bare server's thread", row(evaluateId(50))?.frontEndRatio, 1.5),
     goal("enabled-50 ≤ 1.5× evaluate-50's CPU per request", ratioOf(cpu(ENABLED_ID), cpu(evaluateId(50))), 1.5),
     goal("POST /event ≤ 1.5× the bare group-commit server's CPU per call", row(EVENT_ID)?.ratio, 1.5),
     goal("1,000-item mixed /bulk ≤ 2× the bulk ceiling's CPU per item (projection included)", row(BULK_MIXED_ID)?.ratio, 2),
   ];
-  return { rows, goals };
+  return { rows, goals, floors: ledgerFloors(rows, stages, TOTAL_LIMITS) };
 }

@@ -336,7 +336,7 @@ export function buildReport(measured: Measurements): BenchReport {
     },
     extras: measured.extras,
     stages: measured.stages,
-    ledger: buildLedger(byId),
+    ledger: buildLedger(byId, measured.stages),
     cluster: measured.cluster,
     peers: measured.peers,
   };

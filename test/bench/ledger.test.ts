@@ -1,6 +1,8 @@
 /** The report's ledger: each thread's CPU per request beside the bare server's, the ratios, the ceiling and the goals. */
 import { describe, expect, it } from "vitest";
 import { buildLedger } from "../../bench/report/ledger.js";
+import type { StageFigure } from "../../bench/serving/evaluation-stages.js";
+import { STAGES } from "../../bench/support/cpu-stages.js";
 import { ledgerBlocks } from "../../bench/report/ledger-markdown.js";
 import type { LoadFigure, ServerInfo } from "../../bench/support/lab.js";
 import { roleCpuPerItem, threadRole, type RoleCpu } from "../../bench/support/thread-cpu.js";
@@ -78,5 +80,38 @@ describe("buildLedger", () => {
     expect(markdown).toContain("| GET /features/evaluated, 10 features (evaluate-10) | 10.0 | 8.00 | 0.00 | 2.00 | 20.0 |");
     expect(markdown).toContain("100,000");
     expect(markdown).toMatch(/\| CPU per request at 50 features ≤ 3\.0× the bare same-bytes server \| 4\.00× \| ≤ 3× \| MISS \|/);
+  });
+});
+
+describe("ledger floors", () => {
+  // A profiled run's stages at 10 features: 40 µs in all, 20 of them in the stages every answer passes through.
+  const stagesAt = (features: number, scaleTo: number): StageFigure => {
+    const stages = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as StageFigure["stages"];
+    Object.assign(stages, { "thread hop": 6, "query parse": 2, "remote context": 4, "evaluation (rules)": 4, "rollout hashing": 2, serialisation: 2 });
+    stages["HTTP transport and response write"] = scaleTo - 20;
+    return { title: "profiled", features, workers: 1, requests: 1000, rps: 1000, totalUs: scaleTo, stages };
+  };
+  const figures = (service10: number) =>
+    byId([
+      figure("hello-uws-get-10-features", 100_000, { kind: "hello-uws" }, { threadCpuUsPerItem: split(8, []) }),
+      figure("evaluate-10", 30_000, SERVICE, { threadCpuUsPerItem: split(service10 / 2, [service10 / 2]) }),
+    ]);
+
+  it("adds the bare server's cost to the stages every answer passes through, scaled to the unprofiled run", () => {
+    // Unprofiled 30 µs against a profiled 40: every stage × 0.75, so the stages' 20 µs count 15; the floor 8 + 15 = 23.
+    const [floor] = buildLedger(figures(30), [stagesAt(10, 40)]).floors;
+    expect(floor).toMatchObject({ features: 10, transportUs: 8, scale: 0.75, floorUs: 23, allowedUs: 20, bounded: true });
+    expect(floor!.stageUs["thread hop"]).toBe(4.5);
+    const markdown = ledgerBlocks(buildLedger(figures(30), [stagesAt(10, 40)])).join("\n\n");
+    expect(markdown).toContain("the bare server 8.00 µs + thread hop 4.50 + query parse 1.50");
+    expect(markdown).toContain("**23.0 µs**, against the 20.0 µs the goal on the total allows — bounded");
+  });
+
+  it("says so when the floor leaves room under the goal, and gives none without the run's stages", () => {
+    // Unprofiled 12 µs against a profiled 40: the stages count 6, the floor 14, under the 20 allowed.
+    const [floor] = buildLedger(figures(12), [stagesAt(10, 40)]).floors;
+    expect(floor).toMatchObject({ floorUs: 14, bounded: false });
+    expect(ledgerBlocks(buildLedger(figures(12), [stagesAt(10, 40)])).join("\n")).toContain("not bounded by it: 6.00 µs would remain");
+    expect(buildLedger(figures(12)).floors).toEqual([]);
   });
 });
