@@ -7,7 +7,13 @@
  */
 import type { StageFigure } from "../serving/evaluation-stages.js";
 import type { Stage } from "../support/cpu-stages.js";
-import type { LedgerRow } from "./ledger.js";
+
+/** What a floor reads of a ledger row (ledger.ts's rows fit). */
+interface RowTotals {
+  id: string;
+  service: { total: number } | undefined;
+  baseline: { total: number } | undefined;
+}
 
 /** The stages every answer passes through, in the order the report names them. */
 export const FLOOR_STAGES = ["thread hop", "query parse", "remote context", "evaluation (rules)", "rollout hashing", "serialisation"] as const satisfies readonly Stage[];
@@ -29,7 +35,7 @@ export interface LedgerFloor {
 
 /** A floor per goal on the total at N features, where the run has the ledger row and the stages at N. */
 export function ledgerFloors(
-  rows: readonly LedgerRow[],
+  rows: readonly RowTotals[],
   stages: readonly StageFigure[],
   limits: readonly { features: number; rowId: string; limit: number }[],
 ): LedgerFloor[] {
