@@ -240,10 +240,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
         for (const each of frontEnds) each.stopListening();
         const deadline = Date.now() + DRAIN_TIMEOUT_MS;
         const inFlight = () => frontEnds.reduce((sum, each) => sum + each.inFlight(), 0);
-        // Jobs outlive requests whose clients hung up: wait for both before the pool goes.
-        while ((inFlight() > 0 || executor.pending() > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-        // Feature events answered before their commit (held a few milliseconds in the workers) go into the log too.
-        while (appendTally.inFlight() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+        // Jobs outlive requests whose clients hung up, and feature events answered before their commit (held a few
+        // milliseconds in the workers) outlive their jobs: wait for all of them before the pool goes.
+        const busy = () => inFlight() > 0 || executor.pending() > 0 || appendTally.inFlight();
+        while (busy() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         clearInterval(crossProcessPoll);
         scheduler.stop();
         rolloutDriver.stop();

@@ -5,7 +5,7 @@ import type { LoggedRequest } from "../../tracking/project-requests.js";
 import { appendToTrackingLog, trackingLogStore } from "../../tracking/tracking-log-table.js";
 
 /** How long the first held request waits for others to share its append. */
-export const HOLD_MS = 10;
+const HOLD_MS = 10;
 /** Feature events that make an append worth committing at once. */
 const FLUSH_AT_EVENTS = 2_000;
 
@@ -58,12 +58,8 @@ export class HeldEvaluationEvents {
 
   /** Appends what is held now, without waiting for more; resolves once that is committed (at once when none is held). */
   flush(): Promise<void> {
-    const held = this.take();
-    if (held.length === 0) return Promise.resolve();
-    const store = this.store;
-    const committed = trackingLogStore(store).write(() => appendToTrackingLog(store, held));
-    this.settleTally(committed);
-    return committed.then(() => undefined);
+    if (this.held.length === 0) return Promise.resolve();
+    return this.appendWithHeld([]).then(() => undefined);
   }
 
   private take(): LoggedRequest[] {
